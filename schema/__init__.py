@@ -1,0 +1,5 @@
+"""Pydantic models of a troubleshooting guide; the JSON Schema is generated from them."""
+from schema.models import (  # noqa: F401
+    AppliesTo, Cause, Check, ComponentRange, Condition, Context, Guide, Hardware,
+    L10n, RawError, Reference, Signature, Step, Verification, EnvFact,
+)
