@@ -1,0 +1,1 @@
+"""The knowledge-base engine: load guides, parse pastes, match, render. No Streamlit here."""

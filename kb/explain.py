@@ -1,0 +1,40 @@
+"""`kb explain ID FILE`: every step of matching one guide against one paste, for authors."""
+from __future__ import annotations
+
+from kb.index import Index
+from kb.match import candidates, explain_notes, match
+from kb.parse import parse
+
+
+def explain(index: Index, gid: str, text: str, lang: str = "en") -> str:
+    paste = parse(text)
+    hits = candidates(index, paste)
+    out = [f"Guide {gid}: {len(paste.lines)} line(s) parsed, {len(paste.errors)} error line(s) found."]
+    for e in paste.errors[:10]:
+        out.append(f"  error line {paste.lines[e.index].no}: {paste.lines[e.index].text[:160]}")
+    for pid, p in enumerate(index.patterns):
+        if p.guide != gid:
+            continue
+        role = f"signature {p.sig}" + (f" context[{p.ctx}]" if p.ctx >= 0 else "") + (" (wrapper)" if p.wrapper and p.ctx < 0 else "")
+        out.append(f"\n{role}: {p.kind} {p.source!r}")
+        out.append(f"  anchor {p.compiled.anchor!r}; RE2 {p.compiled.pattern}")
+        lines = hits.get(pid, [])
+        if not lines:
+            out.append("  anchor not found in the paste -> not a candidate")
+            continue
+        out.append("  anchor found on line(s) " + ", ".join(str(paste.lines[i].no) for i in lines))
+        found = [i for i in lines if p.regex.search("\n".join(paste.lines[j].text for j in range(max(0, i - p.compiled.nlines + 1), min(len(paste.lines), i + p.compiled.nlines))))]
+        out.append("  verified on line(s) " + ", ".join(str(paste.lines[i].no) for i in found) if found else "  pattern did NOT verify around the anchor (check placeholders and spacing)")
+    result = match(index, paste)
+    rank = next((n for n, m in enumerate(result.matches, 1) if m.guide_id == gid), None)
+    out.append("")
+    if rank is None:
+        out.append("Result: this guide is not in the ranking.")
+    else:
+        m = result.matches[rank - 1]
+        out.append(f"Result: rank {rank} of {len(result.matches)}, confidence {m.confidence}, score {m.score}, specificity {m.specificity}.")
+        out += ["  - " + r for r in explain_notes(m, lang)]
+        if rank > 1:
+            top = result.matches[0]
+            out.append(f"  first is {top.guide_id} ({top.confidence}, score {top.score})")
+    return "\n".join(out) + "\n"

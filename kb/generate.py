@@ -1,0 +1,50 @@
+"""Generated files: the JSON Schema of a guide and the CLI help in the README.
+
+`python -m kb generate` writes them; `--check` (and a test) fails when they are stale.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = ROOT / "schema" / "guide.schema.json"
+README = ROOT / "README.md"
+_CLI = re.compile(r"(<!-- cli-help:start -->\n).*?(<!-- cli-help:end -->)", re.S)
+
+
+def schema_text() -> str:
+    from schema.models import Guide
+    schema = Guide.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def cli_help() -> str:
+    from kb.cli import build_parser
+    parser = build_parser()
+    # A fixed width keeps the text identical whatever terminal regenerates it.
+    import os
+    os.environ["COLUMNS"] = "100"
+    parts = [parser.format_help()]
+    for name, sp in parser._subparsers._group_actions[0].choices.items():
+        parts.append(sp.format_help())
+    return "```text\n" + "\n".join(p.rstrip() + "\n" for p in parts) + "```\n"
+
+
+def readme_text(current: str) -> str:
+    return _CLI.sub(lambda m: m.group(1) + cli_help() + m.group(2), current)
+
+
+def generate(check: bool = False) -> list[str]:
+    changed = []
+    for path, new in ((SCHEMA, schema_text()), (README, readme_text(README.read_text(encoding="utf-8")) if README.exists() else None)):
+        if new is None:
+            continue
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if old != new:
+            changed.append(str(path.relative_to(ROOT)))
+            if not check:
+                path.write_text(new, encoding="utf-8")
+    return changed

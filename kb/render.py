@@ -1,0 +1,180 @@
+"""Guides and match results as Markdown, plain text and JSON-ready dicts.
+
+Markdown is what leaves the app (export, tickets, chat), so guide text is escaped
+where Markdown would otherwise read it as markup, and every command sits in a fence.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from kb.match import Match, Result, explain_notes
+from kb.parse import Paste
+from schema.models import Guide, L10n
+
+LABELS: dict[str, dict[str, str]] = {
+    "status": {"en": "Status", "zh": "状态"},
+    "fastest_fix": {"en": "Fastest fix", "zh": "最快修复"},
+    "applies_to": {"en": "Applies to", "zh": "适用范围"},
+    "symptoms": {"en": "Symptoms", "zh": "症状"},
+    "raw_error": {"en": "Raw error", "zh": "报错原文"},
+    "causes": {"en": "Causes", "zh": "原因"},
+    "env_checks": {"en": "Environment checks", "zh": "环境检查"},
+    "steps": {"en": "Steps", "zh": "解决步骤"},
+    "verification": {"en": "Verification", "zh": "验证"},
+    "caveats": {"en": "Caveats", "zh": "注意事项"},
+    "references": {"en": "References", "zh": "参考来源"},
+    "related": {"en": "Related guides", "zh": "相关指南"},
+    "expect": {"en": "Expected", "zh": "预期"},
+    "when": {"en": "Only if", "zh": "仅当"},
+    "hardware": {"en": "Hardware", "zh": "硬件"},
+    "progress": {"en": "Progress", "zh": "进度"},
+    "fixed": {"en": "fixed", "zh": "已修复"},
+    "workaround": {"en": "workaround", "zh": "有规避方案"},
+    "unresolved": {"en": "unresolved", "zh": "未解决"},
+    "confirmed": {"en": "confirmed", "zh": "已确认"},
+    "likely": {"en": "likely", "zh": "可能"},
+    "speculative": {"en": "speculative", "zh": "推测"},
+    "fallback": {"en": "(shown in {other}: no English text yet)", "zh": "（暂无中文，显示{other}原文）"},
+    "last_reviewed": {"en": "Last reviewed", "zh": "最近审核"},
+}
+LANG_NAMES = {"en": {"en": "English", "zh": "英文"}, "zh": {"en": "Chinese", "zh": "中文"}}
+
+
+def label(key: str, lang: str) -> str:
+    return LABELS[key].get(lang, LABELS[key]["en"])
+
+
+def text(value: L10n | None, lang: str) -> str:
+    """Localised text; a fallback to the other language is said, not hidden."""
+    if value is None:
+        return ""
+    body, used = value.get(lang)
+    if used != lang:
+        return f"{body} {label('fallback', lang).format(other=LANG_NAMES[used][lang])}"
+    return body
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|!])")
+
+
+def md_escape(s: str) -> str:
+    """Escape Markdown and HTML markup in prose, keeping `code spans` as they are."""
+    parts = re.split(r"(`[^`\n]+`)", s)
+    return "".join(p if p.startswith("`") and p.endswith("`") and len(p) > 1 else _MD_SPECIAL.sub(r"\\\1", p) for p in parts)
+
+
+def _fence(code: str, lang: str = "") -> str:
+    ticks = "```"
+    while ticks in code:
+        ticks += "`"
+    return f"{ticks}{lang}\n{code}\n{ticks}"
+
+
+def _box(done: bool) -> str:
+    return "[x]" if done else "[ ]"
+
+
+def guide_markdown(g: Guide, lang: str = "en", done: Iterable[str] = ()) -> str:
+    done = set(done)
+    t = lambda v: md_escape(text(v, lang))  # noqa: E731
+    out = [f"# {t(g.title)}", "", f"**{label('status', lang)}:** {label(g.status, lang)}  ", f"`{g.id}` · {g.component}", "", t(g.summary), ""]
+    out += [f"## {label('fastest_fix', lang)}", "", t(g.fastest_fix), ""]
+    a = g.applies_to
+    if a.components or a.hardware or a.environment:
+        out += [f"## {label('applies_to', lang)}", ""]
+        out += [f"- {md_escape(c.name)} `{c.versions or '*'}`" + (f" — {t(c.note)}" if c.note else "") for c in a.components]
+        if a.hardware:
+            hw = ", ".join([f"SM{cc.replace('.', '')} ({cc})" for cc in a.hardware.compute_capability] + a.hardware.gpus)
+            out.append(f"- {label('hardware', lang)}: {md_escape(hw)}" + (f" — {t(a.hardware.note)}" if a.hardware.note else ""))
+        out += [f"- {md_escape(e.name)}: `{e.value}`" for e in a.environment]
+        out.append("")
+    out += [f"## {label('symptoms', lang)}", ""] + [f"- {t(s)}" for s in g.symptoms] + [""]
+    out += [f"## {label('raw_error', lang)}", "", _fence(g.raw_errors[0].text, "text"), ""]
+    out += [f"## {label('causes', lang)}", ""] + [f"- **{label(c.confidence, lang)}** — {t(c.text)}" for c in g.causes] + [""]
+    total = len(g.checklist_ids())
+    ticked = sum(1 for i in g.checklist_ids() if i in done)
+    out += [f"**{label('progress', lang)}:** {ticked}/{total}", ""]
+    if g.env_checks:
+        out += [f"## {label('env_checks', lang)}", ""]
+        for c in g.env_checks:
+            out.append(f"- {_box(c.id in done)} {t(c.what)}")
+            if c.command:
+                out += ["", _indent(_fence(c.command, "bash")), ""]
+            if c.expect:
+                out.append(f"  {label('expect', lang)}: {t(c.expect)}")
+        out.append("")
+    out += [f"## {label('steps', lang)}", ""]
+    for n, s in enumerate(g.steps, 1):
+        cond = f"*{label('when', lang)}: {t(s.condition)}* " if s.condition else ""
+        out.append(f"{n}. {_box(s.id in done)} {cond}{t(s.text)}")
+        for cmd in s.commands:
+            out += ["", _indent(_fence(cmd, "bash"), 3), ""]
+    out.append("")
+    out += [f"## {label('verification', lang)}", ""]
+    for v in g.verification:
+        out.append(f"- {_box(v.id in done)} {t(v.text)}")
+        for cmd in v.commands:
+            out += ["", _indent(_fence(cmd, "bash")), ""]
+        out.append(f"  {label('expect', lang)}: {t(v.expect)}")
+    out.append("")
+    if g.caveats:
+        out += [f"## {label('caveats', lang)}", ""] + [f"- {t(c)}" for c in g.caveats] + [""]
+    out += [f"## {label('references', lang)}", ""]
+    out += [f"- [{md_escape(r.ref)}]({r.url})" + (f" — {md_escape(r.title)}" if r.title else "") if r.url else f"- {md_escape(r.ref)}" for r in g.references]
+    if g.related:
+        out += ["", f"## {label('related', lang)}", ""] + [f"- `{r}`" for r in g.related]
+    out += ["", f"*{label('last_reviewed', lang)}: {g.last_reviewed.isoformat()}*", ""]
+    return "\n".join(out)
+
+
+def _indent(block: str, n: int = 2) -> str:
+    return "\n".join(" " * n + line for line in block.split("\n"))
+
+
+def match_dict(m: Match, paste: Paste, lang: str = "en") -> dict:
+    """One match in the JSON form of `kb match --json`."""
+    ev = m.evidence
+    explanation: dict = {"text": " ".join(explain_notes(m, lang)), "reasons": explain_notes(m, lang)}
+    if ev is not None:
+        explanation["signature"] = {"id": m.signature, "kind": ev.pattern.kind, "pattern": ev.pattern.source}
+        explanation["lines"] = [_span_dict(paste, s) for s in ev.spans]
+        explanation["occurrences"] = ev.occurrences
+    if m.contexts:
+        explanation["context"] = [
+            {"pattern": q.source, "found": e is not None, **({"line": paste.lines[e.spans[0].line].no} if e else {})}
+            for q, e in m.contexts]
+    return {"id": m.guide_id, "score": m.score, "confidence": m.confidence, "explanation": explanation}
+
+
+def _span_dict(paste: Paste, s) -> dict:
+    line = paste.lines[s.line]
+    return {"line": line.no, "text": line.text[:2000], "start": s.start, "end": s.end, "prefix": line.prefix[:200]}
+
+
+def result_dict(result: Result, lang: str = "en") -> dict:
+    out: dict = {"matches": [match_dict(m, result.paste, lang) for m in result.matches]}
+    if result.paste.truncation:
+        out["note"] = result.paste.truncation
+    return out
+
+
+def result_text(result: Result, guides: dict[str, Guide], lang: str = "en") -> str:
+    lines: list[str] = []
+    if result.paste.truncation:
+        lines += [f"note: {result.paste.truncation}", ""]
+    if result.paste.empty:
+        return "Nothing to match: the input is empty.\n"
+    if not result.confident:
+        lines.append("No confident match." + (" Similar guides (not a match):" if result.matches else ""))
+    for n, m in enumerate(result.matches, 1):
+        g = guides[m.guide_id]
+        tag = "MATCH" if m.confidence == "match" else "similar"
+        lines.append(f"{n}. [{tag} {m.score:.2f}] {m.guide_id} ({g.status}) — {text(g.title, lang)}")
+        for reason in explain_notes(m, lang):
+            lines.append(f"     - {reason}")
+        if m.evidence:
+            for s in m.evidence.spans:
+                line = result.paste.lines[s.line]
+                lines.append(f"     {line.no:>6} | {line.text[:300]}")
+    return "\n".join(lines) + "\n"

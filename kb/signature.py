@@ -1,0 +1,148 @@
+"""Signature templates: compile them to RE2 patterns, find their literal anchors, and
+propose templates from an error line (for `kb new --from-error`).
+
+A template is literal text with typed placeholders. Literal parts are what retrieval
+looks for (an Aho-Corasick automaton over anchors); the compiled pattern verifies.
+RE2 guarantees linear time, so no guide can make the matcher backtrack.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import re2
+
+# What each placeholder stands for. None of them crosses a line.
+PLACEHOLDERS: dict[str, str] = {
+    "int": r"[-+]?\d+",
+    "num": r"[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?",
+    "hex": r"0[xX][0-9a-fA-F]+",
+    "path": r"[^\s'\"]+",
+    "word": r"\S+",
+    "ident": r"[A-Za-z_][\w.]*",
+    "quoted": r"(?:'[^'\n]*'|\"[^\"\n]*\")",
+    "version": r"v?\d+(?:\.\d+)*[\w.+-]*",
+    "any": r"[^\n]*?",
+}
+_TOKEN = re.compile(r"\{\{|\}\}|\{([a-z]+)\}|(\s+)")
+MIN_ANCHOR = 8
+# Quotes are straightened in pastes and templates alike: the first seed's title
+# was published with typographic quotes around a Python repr.
+QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "“": '"', "”": '"', "„": '"', "\u00a0": " ", "\u3000": " "})
+
+
+class TemplateError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A template or regex made ready for retrieval and verification."""
+
+    pattern: str  # RE2 syntax
+    anchor: str  # literal text every match contains
+    literal_chars: int  # how much fixed text the pattern pins down: its specificity
+    nlines: int  # lines a match may span
+
+
+def normalise_text(text: str) -> str:
+    return text.translate(QUOTES)
+
+
+def literal_segments(template: str) -> list[str]:
+    """The literal runs between placeholders, with white space collapsed to one space."""
+    parts: list[str] = []
+    current = ""
+    for piece in _split(template):
+        if piece[0] == "lit":
+            current += piece[1]
+        elif piece[0] == "ws":
+            current += " "
+        else:
+            parts.append(current)
+            current = ""
+    parts.append(current)
+    # Lines of a multi-line template are separate runs: retrieval looks within lines.
+    out: list[str] = []
+    for p in parts:
+        out.extend(s.strip() for s in p.split("\n"))
+    return [s for s in out if s]
+
+
+def _split(template: str):
+    pos = 0
+    for m in _TOKEN.finditer(template):
+        if m.start() > pos:
+            yield ("lit", template[pos:m.start()])
+        tok = m.group(0)
+        if tok in ("{{", "}}"):
+            yield ("lit", tok[0])
+        elif m.group(1) is not None:
+            if m.group(1) not in PLACEHOLDERS:
+                raise TemplateError(f"unknown placeholder {{{m.group(1)}}}; known: " + ", ".join("{%s}" % k for k in PLACEHOLDERS))
+            yield ("ph", m.group(1))
+        else:
+            yield ("ws", "\n" if "\n" in tok else " ")
+        pos = m.end()
+    if pos < len(template):
+        yield ("lit", template[pos:])
+
+
+def compile_template(template: str) -> Compiled:
+    template = normalise_text(template).strip()
+    out: list[str] = []
+    for kind, value in _split(template):
+        if kind == "lit":
+            if "{" in value or "}" in value:
+                raise TemplateError(f"stray brace in {value!r}; write '{{{{' or '}}}}' for a literal brace")
+            out.append(re.escape(value))
+        elif kind == "ph":
+            out.append("(?:" + PLACEHOLDERS[value] + ")")
+        else:
+            # A line break in a template may be a wrapped line in the paste, with or without indentation.
+            out.append(r"[ \t]*\n\s*" if value == "\n" else r"\s+")
+    segments = literal_segments(template)
+    anchor = max(segments, key=len, default="")
+    if len(anchor) < MIN_ANCHOR:
+        raise TemplateError(
+            f"template needs a literal run of at least {MIN_ANCHOR} characters (longest is {anchor!r}): it would match too much")
+    pattern = "".join(out)
+    _check_pattern(pattern)
+    return Compiled(pattern, anchor, sum(len(s) for s in segments), template.count("\n") + 1)
+
+
+def compile_regex(regex: str, anchor: str) -> Compiled:
+    if len(anchor.strip()) < MIN_ANCHOR:
+        raise TemplateError(f"anchor {anchor!r} is shorter than {MIN_ANCHOR} characters")
+    _check_pattern(regex)
+    nlines = regex.count(r"\n") + 1
+    return Compiled(regex, normalise_text(anchor).strip(), len(anchor.strip()), nlines)
+
+
+def _check_pattern(pattern: str) -> None:
+    try:
+        compiled = re2.compile(pattern)
+    except re2.error as exc:
+        raise TemplateError(f"not a valid RE2 pattern: {exc}") from None
+    if compiled.search("") is not None:
+        raise TemplateError("pattern matches the empty string: it would match everything")
+
+
+# Volatile tokens, most specific first, for proposing templates from a real line.
+_VOLATILE = [
+    (re.compile(r"0[xX][0-9a-fA-F]{4,}"), "{hex}"),
+    (re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.+@-]+){2,}[\\/]?"), "{path}"),
+    (re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\""), None),  # kept; see propose_template
+    (re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.])"), "{num}"),
+    (re.compile(r"(?<![\w])[-+]?\d+(?![\w])"), "{int}"),
+]
+
+
+def propose_template(line: str, max_len: int = 240) -> str:
+    """A template for one error line: literal text kept, volatile values as placeholders."""
+    text = normalise_text(line).strip()[:max_len].replace("{", "{{").replace("}", "}}")
+    for rx, repl in _VOLATILE:
+        if repl is None:
+            continue
+        text = rx.sub(repl, text)
+    return re.sub(r"\s+", " ", text)

@@ -1,0 +1,72 @@
+"""`kb new --from-error`: a guide skeleton whose signatures are proposed from the paste.
+
+The skeleton leaves the page as a download, so the error text in it is redacted.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from kb.parse import Paste
+from kb.redact import redact
+from kb.signature import TemplateError, compile_template, propose_template
+
+
+def _q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid YAML scalar
+
+
+def proposals(paste: Paste, k: int = 3) -> list[str]:
+    out: list[str] = []
+    for err in paste.errors:
+        tpl = redact(propose_template(paste.lines[err.index].text))
+        try:
+            compile_template(tpl)
+        except TemplateError:
+            continue
+        if tpl not in out:
+            out.append(tpl)
+        if len(out) >= k:
+            break
+    return out
+
+
+def skeleton(paste: Paste) -> str:
+    templates = proposals(paste) or ["TODO: the error line, with {int}/{path}/{hex} for volatile values"]
+    tail = [ln.text for ln in paste.lines if ln.text.strip()][-15:]
+    raw = redact("\n".join(tail)) or "TODO"
+    sigs = "\n".join(f"  - id: sig-{n}\n    template: {_q(t)}" for n, t in enumerate(templates, 1))
+    todo = '{en: "TODO", zh: "TODO"}'
+    return f"""# yaml-language-server: $schema=../../schema/guide.schema.json
+# Skeleton proposed by `python -m kb new --from-error`. Save it as guides/<component>/<id>.yaml,
+# replace every TODO, then run `python -m kb validate`.
+id: todo-new-guide
+component: todo
+title: {todo}
+summary: {todo}
+status: unresolved
+fastest_fix: {todo}
+symptoms:
+  - {todo}
+signatures:
+{sigs}
+raw_errors:
+  - source: owner/repo#0
+    text: {_q(raw)}
+causes:
+  - confidence: speculative
+    text: {todo}
+env_checks: []
+steps:
+  - id: step-1
+    text: {todo}
+verification:
+  - id: verify-1
+    text: {todo}
+    expect: {todo}
+references:
+  - ref: owner/repo#0
+tags: []
+related: []
+last_reviewed: {dt.date.today().isoformat()}
+"""

@@ -1,0 +1,98 @@
+"""Every command-line form, run as a person or a script would run it."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import DATA, ROOT
+
+SEED1 = "vllm-dsv41-sm120-no-common-block-size"
+
+
+def kb(*args, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "kb", *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=120)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_match_human_readable():
+    out = kb("match", str(DATA / "pastes" / "seed1-serve.log")).stdout
+    assert out.startswith("1. [MATCH") and SEED1 in out.splitlines()[0]
+    assert "verified on line 13" in out
+
+
+def test_match_json_from_stdin():
+    out = json.loads(kb("match", "--json", "-", stdin=(DATA / "pastes" / "seed2-serve.log").read_text()).stdout)
+    first = out["matches"][0]
+    assert first["id"] == "vllm-dsv41-adaptive-verification-illegal-memory-access"
+    assert first["confidence"] == "match" and isinstance(first["score"], float)
+    assert set(first) == {"id", "score", "confidence", "explanation"}
+
+
+def test_match_jsonl(tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(json.dumps(c) for c in [
+        {"id": "a", "text": (DATA / "pastes" / "seed1-serve.log").read_text()},
+        {"id": "b", "text": "nothing to see here"},
+    ]) + "\n")
+    lines = [json.loads(l) for l in kb("match", "--jsonl", str(cases)).stdout.splitlines()]
+    assert [l["id"] for l in lines] == ["a", "b"]
+    assert lines[0]["matches"][0]["id"] == SEED1
+    assert all(m["confidence"] != "match" for m in lines[1]["matches"])
+
+
+def test_validate_passes_on_the_knowledge_base():
+    assert kb("validate").stdout.startswith("OK:")
+
+
+def test_validate_fails_listing_every_problem(tmp_path):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "a.yaml").write_text("id: a\n")
+    (tmp_path / "x" / "b.yaml").write_text("id: [\n")
+    proc = kb("validate", str(tmp_path), check=False)
+    assert proc.returncode == 1
+    assert "x/a.yaml" in proc.stdout and "x/b.yaml" in proc.stdout
+
+
+@pytest.mark.parametrize("lang, heading", [("en", "## Steps"), ("zh", "## 解决步骤")])
+def test_show_markdown(lang, heading):
+    out = kb("show", SEED1, "--lang", lang).stdout
+    assert heading in out and "- [ ] " in out
+
+
+def test_show_yaml_and_unknown_id():
+    assert kb("show", SEED1, "--format", "yaml").stdout.startswith("# yaml-language-server:")
+    proc = kb("show", "no-such-guide", check=False)
+    assert proc.returncode == 2 and "No guide" in proc.stderr
+
+
+def test_list():
+    rows = [l.split("\t") for l in kb("list").stdout.splitlines()]
+    assert [SEED1, "vllm", "unresolved"] == rows[[r[0] for r in rows].index(SEED1)][:3]
+
+
+def test_explain_says_why_not():
+    out = kb("explain", "vllm-dsv41-adaptive-verification-illegal-memory-access", "-", stdin="CUDA error: an illegal memory access was encountered\n").stdout
+    assert "context[0]" in out and "anchor not found" in out
+    assert "confidence similar" in out
+
+
+def test_new_from_error_proposes_templates_and_redacts():
+    paste = 'File "/home/alice/serve.py", line 3\nValueError: No available memory for the cache blocks at 10.1.2.3 token hf_abcdefghijklmnopqrstuvwxyz1234\n'
+    out = kb("new", "--from-error", "-", stdin=paste).stdout
+    assert "template:" in out and "alice" not in out and "hf_abcdefghij" not in out and "10.1.2.3" not in out
+    import yaml
+    data = yaml.safe_load(out)
+    assert data["signatures"][0]["template"].startswith("ValueError: No available memory for the cache blocks")
+
+
+def test_generated_files_are_fresh():
+    proc = kb("generate", "--check", check=False)
+    assert proc.returncode == 0, "stale generated files; run `python -m kb generate`: " + proc.stdout
+
+
+def test_missing_file_is_a_clear_error():
+    proc = kb("match", "/no/such/file", check=False)
+    assert proc.returncode == 2 and "no such file" in proc.stderr

@@ -1,0 +1,73 @@
+"""The knowledge base as a whole: valid, self-testing, bilingual, and no guide stealing another's error."""
+import json
+
+import pytest
+
+from kb.load import GUIDES_DIR, guide_files
+from kb.match import match
+from kb.validate import validate
+from tests.conftest import DATA
+
+FILES = guide_files(GUIDES_DIR)
+
+
+def test_knowledge_base_validates(index):
+    problems = validate(index)
+    assert not problems, "\n".join(map(str, problems))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_schema_line_first(path):
+    assert path.read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=../../schema/guide.schema.json\n")
+
+
+def _raw_cases():
+    from kb.load import load_guides
+    for g in load_guides().guides:
+        for i, raw in enumerate(g.raw_errors):
+            yield pytest.param(g.id, raw.text, id=f"{g.id}-{i}")
+
+
+@pytest.mark.parametrize("gid, text", list(_raw_cases()))
+def test_no_raw_error_is_matched_first_by_another_guide(index, gid, text):
+    res = match(index, text)
+    assert res.matches, "nothing matched"
+    first = res.matches[0]
+    assert (first.guide_id, first.confidence) == (gid, "match"), f"first is {first.guide_id} ({first.confidence})"
+
+
+def _prose(obj, path=""):
+    from schema.models import L10n
+    from pydantic import BaseModel
+    if isinstance(obj, L10n):
+        yield path, obj
+    elif isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            yield from _prose(getattr(obj, name), f"{path}.{name}")
+    elif isinstance(obj, (list, tuple)):
+        for i, x in enumerate(obj):
+            yield from _prose(x, f"{path}[{i}]")
+
+
+def test_every_prose_field_in_english_and_chinese(loaded):
+    missing = [f"{g.id}{p}" for g in loaded.guides for p, t in _prose(g) if not (t.en and t.zh)]
+    assert not missing, missing
+
+
+def test_at_least_50_guides(loaded):
+    assert len(loaded.guides) >= 50
+
+
+def test_every_corpus_family_is_covered(loaded):
+    """Each family's reports, pasted as they are, land on a guide with confidence."""
+    corpus = DATA.parent.parent.parent / "shared" / "corpus" / "families.json"
+    if not corpus.exists():
+        corpus = DATA / "families.json"
+    families = json.loads(corpus.read_text())["families"]
+    uncovered = []
+    from kb.index import load_index
+    idx = load_index()
+    for fam in families:
+        if not any(match(idx, r["raw"]).confident for r in fam["reports"]):
+            uncovered.append(fam["id"])
+    assert not uncovered, uncovered
