@@ -1,0 +1,1 @@
+"""Streamlit pages and pieces. They call the engine in kb/ and hold no matching logic."""

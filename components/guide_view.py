@@ -1,0 +1,161 @@
+"""One guide: summary, causes, the interactive checklist, share link and export."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from components import extras
+from components.i18n import lang, t
+from components.markup import esc, prose
+from components.state import get_index, link_done, open_guide, set_done
+from kb.render import guide_markdown, text
+from schema.models import Guide
+
+STATUS_COLOUR = {"fixed": "green", "workaround": "orange", "unresolved": "red"}
+CONFIDENCE_COLOUR = {"confirmed": "green", "likely": "orange", "speculative": "gray"}
+
+
+def _l(value) -> str:
+    return prose(text(value, lang()))
+
+
+def _key(gid: str, item: str) -> str:
+    return f"chk:{gid}:{item}"
+
+
+def done_items(g: Guide) -> list[str]:
+    return [i for i in g.checklist_ids() if st.session_state.get(_key(g.id, i))]
+
+
+def _sync(g: Guide) -> None:
+    set_done(done_items(g))
+
+
+def _init_checklist(g: Guide) -> None:
+    """Ticks come from the link when a guide is opened; after that from the boxes."""
+    if st.session_state.get("loaded_guide") == g.id:
+        return
+    done, dropped = link_done(g.checklist_ids())
+    for item in g.checklist_ids():
+        st.session_state[_key(g.id, item)] = item in done
+    st.session_state["loaded_guide"] = g.id
+    st.session_state["dropped_done"] = dropped
+    extras.preset_checks(g)
+    set_done(done_items(g))
+
+
+def share_url(g: Guide) -> str:
+    params = {"guide": g.id}
+    if lang() != "en":
+        params["lang"] = lang()
+    done = done_items(g)
+    if done:
+        params["done"] = ",".join(done)
+    base = (st.context.url or "http://localhost:8501/").split("?")[0]
+    return f"{base}?{urlencode(params, safe=',')}"
+
+
+def render(gid: str) -> None:
+    index = get_index()
+    g = index.guides[gid]
+    _init_checklist(g)
+    if st.session_state.pop("dropped_done", False):
+        st.info(t("bad_done"))
+    if st.button(t("back"), key="back", type="tertiary"):
+        st.query_params.clear()
+        if lang() != "en":
+            st.query_params["lang"] = lang()
+        st.rerun()
+    st.title(text(g.title, lang()), anchor=False)
+    st.markdown(f":{STATUS_COLOUR[g.status]}-badge[{esc(t(g.status))}] :gray-badge[{esc(g.component)}] " + " ".join(f":blue-badge[{esc(tag)}]" for tag in g.tags[:8]))
+    st.markdown(_l(g.summary))
+    st.success(f"**{esc(t('fastest_fix'))}** — " + _l(g.fastest_fix))
+    _applies_to(g)
+    with st.expander(t("symptoms"), expanded=True):
+        for s in g.symptoms:
+            st.markdown("- " + _l(s))
+    with st.expander(t("raw_error")):
+        st.code(g.raw_errors[0].text, language=None, wrap_lines=True)
+        st.caption(esc(g.raw_errors[0].source))
+    st.subheader(t("causes"), anchor=False)
+    for c in g.causes:
+        st.markdown(f":{CONFIDENCE_COLOUR[c.confidence]}-badge[{esc(t(c.confidence))}] " + _l(c.text))
+    _checklist(g)
+    if g.caveats:
+        st.subheader(t("caveats"), anchor=False)
+        for c in g.caveats:
+            st.markdown("- " + _l(c))
+    _share_and_export(g)
+    extras.feedback(g, done_items(g))
+    _links(g)
+
+
+def _applies_to(g: Guide) -> None:
+    a = g.applies_to
+    if not (a.components or a.hardware or a.environment):
+        return
+    st.subheader(t("applies_to"), anchor=False)
+    rows = [f"- **{esc(c.name)}** `{c.versions or '*'}`" + (f" — {_l(c.note)}" if c.note else "") for c in a.components]
+    if a.hardware:
+        hw = ", ".join([f"SM{cc.replace('.', '')} ({cc})" for cc in a.hardware.compute_capability] + a.hardware.gpus)
+        rows.append(f"- **{esc(t('hardware'))}**: {esc(hw)}" + (f" — {_l(a.hardware.note)}" if a.hardware.note else ""))
+    rows += [f"- **{esc(e.name)}**: `{e.value}`" if "`" not in e.value else f"- **{esc(e.name)}**: {esc(e.value)}" for e in a.environment]
+    st.markdown("\n".join(rows))
+
+
+def _checklist(g: Guide) -> None:
+    st.subheader(t("checklist"), anchor=False)
+    ids = g.checklist_ids()
+    n_done = len(done_items(g))
+    st.progress(n_done / len(ids) if ids else 0.0, text=t("progress", done=n_done, total=len(ids)))
+    outcomes = extras.check_outcomes(g)
+    if g.env_checks:
+        st.markdown(f"**{esc(t('env_checks'))}**")
+        for c in g.env_checks:
+            st.checkbox(text(c.what, lang()), key=_key(g.id, c.id), on_change=_sync, args=(g,))
+            with st.container(border=False):
+                if c.id in outcomes:
+                    extras.show_outcome(outcomes[c.id])
+                if c.command:
+                    st.code(c.command, language="bash")
+                if c.expect:
+                    st.caption(f"{esc(t('expect'))}: " + _l(c.expect))
+    st.markdown(f"**{esc(t('steps'))}**")
+    for n, s in enumerate(g.steps, 1):
+        label = f"{n}. " + (f"[{t('only_if')}: {text(s.condition, lang())}] " if s.condition else "") + text(s.text, lang())
+        st.checkbox(label, key=_key(g.id, s.id), on_change=_sync, args=(g,))
+        for cmd in s.commands:
+            st.code(cmd, language="bash")
+    st.markdown(f"**{esc(t('verification'))}**")
+    for v in g.verification:
+        st.checkbox(text(v.text, lang()), key=_key(g.id, v.id), on_change=_sync, args=(g,))
+        for cmd in v.commands:
+            st.code(cmd, language="bash")
+        st.caption(f"{esc(t('expect'))}: " + _l(v.expect))
+
+
+def _share_and_export(g: Guide) -> None:
+    st.divider()
+    st.markdown(f"**{esc(t('share'))}**")
+    st.code(share_url(g), language=None)
+    st.caption(t("share_help"))
+    st.download_button(t("export"), guide_markdown(g, lang(), done_items(g)), file_name=f"{g.id}.{lang()}.md",
+                       mime="text/markdown", key="export", on_click="ignore")
+
+
+def _links(g: Guide) -> None:
+    index = get_index()
+    if g.references:
+        st.subheader(t("references"), anchor=False)
+        st.markdown("\n".join(f"- [{esc(r.ref)}]({r.url})" + (f" — {esc(r.title)}" if r.title else "") if r.url else f"- {esc(r.ref)}" for r in g.references))
+    related = [r for r in g.related if r in index.guides]
+    same = sorted(x for x, o in index.guides.items() if o.component == g.component and x != g.id and x not in related)[:10]
+    for heading, ids in ((t("related"), related), (t("same_component", component=g.component), same)):
+        if ids:
+            st.subheader(heading, anchor=False)
+            for rid in ids:
+                if st.button(text(index.guides[rid].title, lang()), key=f"goto:{heading[:8]}:{rid}", type="tertiary"):
+                    open_guide(rid)
+                    st.rerun()
+    st.caption(f"{t('last_reviewed')}: {g.last_reviewed.isoformat()} · `{g.id}`")

@@ -1,0 +1,78 @@
+"""The index (built once per process) and the link state (?guide=&lang=&done=)."""
+from __future__ import annotations
+
+import logging
+import os
+import re
+
+import streamlit as st
+
+from components.i18n import LANGS
+from kb.index import Index
+
+log = logging.getLogger("kb.app")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
+_ITEM = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+MAX_PARAM = 2_000
+
+
+@st.cache_resource(show_spinner=False)
+def get_index() -> Index:
+    """The read-only index, shared by every session of this process."""
+    root = os.environ.get("KB_GUIDES_DIR") or None
+    try:
+        from kb.cache import load_index_cached
+    except ImportError:  # the cache is an optimisation; the plain loader is always there
+        from kb.index import load_index
+        return load_index(root)
+    return load_index_cached(root)
+
+
+def param(name: str) -> str | None:
+    value = st.query_params.get(name)
+    if value is None:
+        return None
+    return str(value)[:MAX_PARAM]
+
+
+def init_lang() -> None:
+    """The language comes from the link first, then stays in the session."""
+    wanted = param("lang")
+    if "lang" not in st.session_state:
+        st.session_state["lang"] = wanted if wanted in LANGS else "en"
+        if wanted is not None and wanted not in LANGS:
+            st.session_state["bad_lang"] = True
+    if st.session_state["lang"] == "en":
+        st.query_params.pop("lang", None)
+    else:
+        st.query_params["lang"] = st.session_state["lang"]
+
+
+def requested_guide() -> str | None:
+    """The guide id in the link, if it looks like an id at all (else "" = unknown)."""
+    gid = param("guide")
+    if gid is None:
+        return None
+    return gid if _ID.match(gid) else ""
+
+
+def link_done(valid: list[str]) -> tuple[list[str], bool]:
+    """Ticked items from the link, keeping only this guide's; and whether any were dropped."""
+    raw = param("done") or ""
+    items = [x for x in raw.split(",") if x]
+    good = [x for x in items if _ITEM.match(x) and x in valid]
+    return good, len(good) != len(items)
+
+
+def set_done(done: list[str]) -> None:
+    if done:
+        st.query_params["done"] = ",".join(done)
+    else:
+        st.query_params.pop("done", None)
+
+
+def open_guide(gid: str) -> None:
+    st.query_params.clear()
+    st.query_params["guide"] = gid
+    if st.session_state.get("lang", "en") != "en":
+        st.query_params["lang"] = st.session_state["lang"]
