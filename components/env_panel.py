@@ -1,0 +1,52 @@
+"""The environment report on the Diagnose page, and check outcomes on guide pages."""
+from __future__ import annotations
+
+import streamlit as st
+
+from components.diagnose_io import read_upload
+from components.i18n import lang, t
+from components.markup import esc
+from components.state import get_index
+from kb.envmatch import apply_env, env_notes, parse_env
+from kb.match import Match, Result
+
+ICON = {"pass": ":green-badge[✓ pass]", "fail": ":red-badge[✗ fail]", "unknown": ":gray-badge[? unknown]"}
+ICON_ZH = {"pass": ":green-badge[✓ 通过]", "fail": ":red-badge[✗ 不符]", "unknown": ":gray-badge[? 未知]"}
+
+
+def input_panel() -> None:
+    with st.expander(t("env_label"), expanded=bool(st.session_state.get("env_text"))):
+        report = st.text_area(t("env_label"), key="env_text", height=160, label_visibility="collapsed")
+        upload = st.file_uploader(t("env_upload_label"), key="env_upload")
+        text_in = report or ""
+        if upload is not None:
+            content, message = read_upload(upload)
+            if message:
+                (st.warning if content is None else st.info)(message)
+            text_in = (text_in + "\n" + (content or "")).strip()
+        env = parse_env(text_in) if text_in.strip() else None
+        st.session_state["env_record"] = env
+        if text_in.strip() and env is None:
+            st.warning("No environment report recognised in this text." if lang() == "en" else "未能识别出环境报告。")
+        elif env is not None:
+            gpus = ", ".join(f"{n} ({cc or '?'})" for n, cc in env.gpus) or "—"
+            st.caption(esc(f"{', '.join(env.sources)} · GPU: {gpus} · torch {env.torch_version or '?'} · CUDA {env.torch_cuda or env.cuda_runtime or '?'} · "
+                           f"vllm {env.package('vllm') or '?'}"))
+
+
+def apply(result: Result) -> None:
+    env = st.session_state.get("env_record")
+    if env is not None:
+        apply_env(get_index(), result, env)
+
+
+def show_fit(m: Match) -> None:
+    for n in env_notes(m):
+        colour = "green" if n.verdict == "fits" else "red"
+        st.markdown(f":{colour}-badge[{'env' if lang() == 'en' else '环境'}] " + esc(n.reason_zh if lang() == "zh" else n.reason))
+
+
+def show_outcome(o) -> None:
+    icon = (ICON_ZH if lang() == "zh" else ICON)[o.status]
+    found = f" — `{o.found}`" if o.found and "`" not in o.found else ""
+    st.markdown(f"{icon}{found} {esc(o.reason_zh if lang() == 'zh' else o.reason)}")

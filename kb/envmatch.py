@@ -1,0 +1,73 @@
+"""An environment report applied to a match result: guides whose `applies_to` the
+report contradicts rank lower, guides it fits rank higher, each saying why; and each
+guide's environment checks evaluated to pass / fail / unknown with the value found."""
+from __future__ import annotations
+
+from kb.conditions import CheckOutcome, FitNote, evaluate, fit
+from kb.envreport import EnvRecord, parse_report
+from kb.index import Index
+from kb.match import Match, Result
+from schema.models import Guide
+
+# A contradiction moves a match below others but never turns it into "similar":
+# reports are often partial or from another machine than the crash.
+CONTRADICTION_PENALTY = 0.15
+FIT_BONUS = 0.02
+
+
+def parse_env(text: str) -> EnvRecord | None:
+    env = parse_report(text)
+    return env if env.sources else None
+
+
+def evaluate_checks(g: Guide, env: EnvRecord) -> dict[str, CheckOutcome]:
+    return {c.id: evaluate(c.condition, env) for c in g.env_checks if c.condition is not None}
+
+
+def apply_env(index: Index, result: Result, env: EnvRecord) -> dict[str, dict[str, CheckOutcome]]:
+    """Re-rank `result` in place by fit; return every ranked guide's check outcomes."""
+    for m in result.matches:
+        notes = fit(index.guides[m.guide_id].applies_to, env)
+        m.env_notes = notes  # type: ignore[attr-defined]
+        bad = sum(1 for n in notes if n.verdict == "contradicts")
+        good = sum(1 for n in notes if n.verdict == "fits")
+        floor = 0.5 if m.confidence == "match" else 0.0
+        m.score = round(max(floor, min(1.0, m.score - CONTRADICTION_PENALTY * bad + FIT_BONUS * good)), 3)
+        for n in notes:
+            m.notes.append(("env_fits" if n.verdict == "fits" else "env_contradicts", {"what": n.reason}))
+    result.matches.sort(key=lambda m: (m.confidence != "match", -m.score))
+    return {m.guide_id: evaluate_checks(index.guides[m.guide_id], env) for m in result.matches}
+
+
+def env_notes(m: Match) -> list[FitNote]:
+    return getattr(m, "env_notes", [])
+
+
+def outcome_dict(o: CheckOutcome, lang: str = "en") -> dict:
+    return {"status": o.status, "found": o.found, "reason": o.reason_zh if lang == "zh" else o.reason}
+
+
+def env_dict(env: EnvRecord) -> dict:
+    return {"sources": list(env.sources), "gpus": [{"name": n, "compute_capability": cc} for n, cc in env.gpus],
+            "torch": env.torch_version, "cuda": env.torch_cuda or env.cuda_runtime, "driver": env.driver_version,
+            "python": env.python_version, "packages": len(env.packages)}
+
+
+def checks_dict(out: dict, result: Result, checks: dict[str, dict[str, CheckOutcome]], env: EnvRecord, lang: str = "en") -> dict:
+    out["environment"] = env_dict(env)
+    for m, d in zip(result.matches, out["matches"]):
+        d["checks"] = {cid: outcome_dict(o, lang) for cid, o in checks.get(m.guide_id, {}).items()}
+        d["fit"] = [{"verdict": n.verdict, "what": n.what, "reason": n.reason_zh if lang == "zh" else n.reason} for n in env_notes(m)]
+    return out
+
+
+def checks_text(result: Result, checks: dict[str, dict[str, CheckOutcome]], lang: str = "en") -> str:
+    lines = ["", "Environment checks from the report:"]
+    for m in result.matches:
+        outcomes = checks.get(m.guide_id, {})
+        if not outcomes:
+            continue
+        lines.append(f"  {m.guide_id}:")
+        for cid, o in outcomes.items():
+            lines.append(f"    [{o.status:^7}] {cid}: {o.found or '-'} — {o.reason_zh if lang == 'zh' else o.reason}")
+    return "\n".join(lines) + "\n"
