@@ -8,7 +8,7 @@ from components import browse, diagnose
 from components.i18n import LANG_LABELS, LANGS, t
 from components.state import get_index, init_lang
 
-st.set_page_config(page_title="ML-infra troubleshooting", page_icon="🩺", layout="wide")
+st.set_page_config(page_title="ML-infra troubleshooting", page_icon=":material/troubleshoot:", layout="wide")
 init_lang()
 
 
@@ -26,11 +26,11 @@ def _guarded(fn):
     return run
 
 
-home = st.Page(_guarded(diagnose.page), title=t("diagnose"), icon="🩺", url_path="diagnose", default=True)
-pages = [home, st.Page(_guarded(browse.page), title=t("browse"), icon="📚", url_path="browse")]
+home = st.Page(_guarded(diagnose.page), title=t("diagnose"), icon=":material/troubleshoot:", url_path="diagnose", default=True)
+pages = [home, st.Page(_guarded(browse.page), title=t("browse"), icon=":material/menu_book:", url_path="browse")]
 try:
     from components import authors
-    pages.append(st.Page(_guarded(authors.page), title=t("authors"), icon="✍️", url_path="authors"))
+    pages.append(st.Page(_guarded(authors.page), title=t("authors"), icon=":material/edit_note:", url_path="authors"))
 except ImportError:
     pass
 st.session_state["_home_page"] = home

@@ -1,0 +1,110 @@
+"""Every flow of the page, through Streamlit's AppTest (no browser)."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT, read
+
+SEED1 = "vllm-dsv41-sm120-no-common-block-size"
+
+
+@pytest.fixture(autouse=True)
+def _db(tmp_path, monkeypatch):
+    monkeypatch.setenv("KB_DB_PATH", str(tmp_path / "kb.sqlite3"))
+    monkeypatch.delenv("KB_DATABASE_URL", raising=False)
+
+
+def app(**params) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def texts(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [t.value for t in at.title] + [h.value for h in at.subheader]
+    parts += [e.value for e in at.warning] + [e.value for e in at.info] + [e.value for e in at.error] + [s.value for s in at.success]
+    return "\n".join(str(p) for p in parts).replace("\\", "")
+
+
+def no_crash(at: AppTest) -> None:
+    assert not at.exception, at.exception
+    assert "Traceback" not in texts(at)
+
+
+def test_paste_match_open_guide():
+    at = app()
+    at.text_area(key="paste").input(read("pastes/seed1-serve.log")).run()
+    no_crash(at)
+    shown = texts(at)
+    assert "Match" in shown and "verified on line 13" in shown
+    assert ":orange-background[No common block size for 64]" in "\n".join(m.value for m in at.markdown).replace("\\", "")
+    at.button(key=f"open:{SEED1}").click().run()
+    no_crash(at)
+    assert at.query_params["guide"] == [SEED1] or at.query_params["guide"] == SEED1
+    assert at.title[0].value.startswith("DeepSeek-V4.1 on SM120")
+    assert "paste" not in str(dict(at.query_params))  # the paste itself never goes into the link
+
+
+def test_no_match_offers_a_skeleton():
+    at = app()
+    at.text_area(key="paste").input("Traceback (most recent call last):\n  File \"/home/alice/x.py\", line 1, in <module>\nZeroDivisionError: division by zero\n").run()
+    no_crash(at)
+    assert "No guide matches this error with confidence." in texts(at)
+    assert at.get("download_button"), "the new-guide skeleton is offered"
+
+
+def test_ticks_go_into_the_link_and_come_back():
+    at = app(guide=SEED1)
+    no_crash(at)
+    at.checkbox(key=f"chk:{SEED1}:vllm-version").check().run()
+    at.checkbox(key=f"chk:{SEED1}:apply-56509").check().run()
+    done = at.query_params["done"]
+    done = done[0] if isinstance(done, list) else done
+    assert done == "vllm-version,apply-56509"
+    fresh = app(guide=SEED1, done=done)
+    no_crash(fresh)
+    ticked = {c.key.split(":")[-1] for c in fresh.checkbox if c.value}
+    assert ticked == {"vllm-version", "apply-56509"}
+    assert fresh.get("progress")[0].proto.text == "2 of 16 done"
+
+
+def test_language_switch_and_link():
+    at = app(guide=SEED1)
+    at.segmented_control(key="lang").set_value("zh").run()
+    no_crash(at)
+    q = at.query_params["lang"]
+    assert (q[0] if isinstance(q, list) else q) == "zh"
+    assert "解决步骤" in texts(at)
+    assert at.title[0].value.startswith("SM120 上运行 DeepSeek-V4.1")
+    fresh = app(guide=SEED1, lang="zh")
+    assert "检查清单" in texts(fresh)
+
+
+def test_unknown_guide_is_a_friendly_page():
+    at = app(guide="no-such-guide")
+    no_crash(at)
+    assert "There is no guide with this id." in texts(at)
+    assert at.text_input(key="unknown_q") is not None
+
+
+def test_browse_filters():
+    from components.browse import filter_guides
+    from kb.index import load_index
+    guides = list(load_index().guides.values())
+    assert [g.id for g in filter_guides(guides, "common block", [], [], [], [])] == [SEED1]
+    assert all(g.status == "unresolved" for g in filter_guides(guides, "", [], [], [], ["unresolved"]))
+    assert SEED1 in [g.id for g in filter_guides(guides, "", ["vllm"], [], ["SM120"], [])]
+
+
+def test_markdown_export_has_the_checklist_state():
+    from kb.index import load_index
+    from kb.render import guide_markdown
+    g = load_index().guides[SEED1]
+    md = guide_markdown(g, "en", ["vllm-version", "apply-56509"])
+    assert "- [x] Is vLLM the 0.32.0 release tag" in md
+    assert "3. [x] Apply PR \\#56509" in md
+    assert "- [ ] Are all three FlashInfer" in md
+    at = app(guide=SEED1, done="vllm-version")
+    assert at.get("download_button")
