@@ -11,6 +11,8 @@ import os
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import NamedTuple
 
 from kb.signature import normalise_text
 
@@ -55,8 +57,7 @@ _TRACEBACK = "Traceback (most recent call last):"
 _ERRORISH = re.compile(r"\b(?:error|failed|failure|fatal|exception|assert(?:ion)?|segmentation fault|killed|not found|undefined symbol|timed? ?out)\b", re.I)
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):  # a NamedTuple: a million-line paste builds a million of these
     no: int  # 1-based line number in the paste as pasted
     prefix: str  # what was stripped (a log prefix), shown dimmed
     text: str  # what the matcher reads
@@ -87,17 +88,19 @@ class Paste:
         return not self.text.strip()
 
 
+# One alternation tried once per line: most lines carry no prefix, and a million-line
+# paste must not pay for ten separate attempts on each.
+_ANY_PREFIX = re.compile("|".join(f"(?:{rx.pattern})" for rx in PREFIXES))
+
+
 def strip_prefixes(line: str) -> tuple[str, str]:
     prefix = ""
     for _ in range(6):
-        for rx in PREFIXES:
-            m = rx.match(line)
-            if m and m.end() > 0:
-                prefix += line[: m.end()]
-                line = line[m.end():]
-                break
-        else:
+        m = _ANY_PREFIX.match(line)
+        if not m or m.end() == 0:
             break
+        prefix += line[: m.end()]
+        line = line[m.end():]
     return prefix, line
 
 
@@ -126,21 +129,22 @@ def _cut(text: str, limit: int) -> tuple[str, str | None, int]:
 def parse(text: str, limit: int | None = None) -> Paste:
     total = len(text)
     text, note, skipped_lines = _cut(text, limit or MAX_CHARS)
-    text = clean(text)
+    text = _SPACES.sub(" ", normalise_text(clean(text)))
+    head_lines = text[: text.find("[… middle of the paste skipped …]")].count("\n") if note else -1
+    first_prefix = _ANY_PREFIX.match
     lines: list[Line] = []
     parts: list[str] = []
-    starts: list[int] = []
-    offset = 0
-    head_lines = text[: text.find("[… middle of the paste skipped …]")].count("\n") if note else -1
     for i, raw in enumerate(text.split("\n")):
-        prefix, body = strip_prefixes(raw)
-        body = _SPACES.sub(" ", normalise_text(body[:MAX_LINE]).rstrip())
+        m = first_prefix(raw)
+        prefix, body = strip_prefixes(raw) if m and m.end() else ("", raw)
+        if len(body) > MAX_LINE:
+            body = body[:MAX_LINE]
+        body = body.rstrip()
         # Tail lines keep the numbers they had in the original paste (the marker line stands for the gap).
         no = i + 1 if note is None or i <= head_lines else i + skipped_lines
         lines.append(Line(no, prefix, body))
-        starts.append(offset)
         parts.append(body)
-        offset += len(body) + 1
+    starts = [0, *accumulate(len(b) + 1 for b in parts)][:-1] if parts else []
     paste = Paste(lines, "\n".join(parts), starts, truncation=note, total_chars=total)
     paste.errors = find_errors(paste.lines)
     return paste
@@ -154,6 +158,8 @@ def find_errors(lines: list[Line]) -> list[ErrorLine]:
     in_tb = False
     for i, line in enumerate(lines):
         t = line.text
+        if ":" not in t and not t.startswith(("Traceback", "  File")):
+            continue
         if t.startswith(_TRACEBACK):
             in_tb, frames = True, []
             continue
