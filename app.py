@@ -1,38 +1,19 @@
-"""Entry point: only the router. Pages live in components/."""
-import logging
-
+"""Entry point: only the router. Pages live in components/pages/, their pieces in components/."""
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
-from components import browse, diagnose
 from components.i18n import LANG_LABELS, LANGS, t
 from components.state import get_index, init_lang
 
 st.set_page_config(page_title="ML-infra troubleshooting", page_icon=":material/troubleshoot:", layout="wide")
 init_lang()
 
-
-def _guarded(fn):
-    # A visitor never sees a traceback: the error is logged and a short message shown.
-    def run():
-        try:
-            fn()
-        except ScriptControlException:
-            raise
-        except Exception:
-            logging.getLogger("kb.app").exception("page failed")
-            st.error(t("unexpected"))
-    run.__name__ = fn.__name__ + "_page"
-    return run
-
-
-home = st.Page(_guarded(diagnose.page), title=t("diagnose"), icon=":material/troubleshoot:", url_path="diagnose", default=True)
-pages = [home, st.Page(_guarded(browse.page), title=t("browse"), icon=":material/menu_book:", url_path="browse")]
-try:
-    from components import authors
-    pages.append(st.Page(_guarded(authors.page), title=t("authors"), icon=":material/edit_note:", url_path="authors"))
-except ImportError:
-    pass
+# The Diagnose page is the root URL, so a shared link is just /?guide=<id>&lang=…&done=…
+home = st.Page("components/pages/diagnose.py", title=t("diagnose"), icon=":material/troubleshoot:", default=True)
+pages = [
+    home,
+    st.Page("components/pages/browse.py", title=t("browse"), icon=":material/menu_book:", url_path="browse"),
+    st.Page("components/pages/authors.py", title=t("authors"), icon=":material/edit_note:", url_path="authors"),
+]
 st.session_state["_home_page"] = home
 
 with st.sidebar:

@@ -6,7 +6,6 @@ import streamlit as st
 from components.i18n import lang, t
 from components.markup import esc
 from components.state import get_index
-from kb.index import tokens
 from kb.render import text
 from schema.models import Guide
 

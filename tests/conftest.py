@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import os
 import sys
+import uuid
+from typing import Iterator
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -24,3 +28,36 @@ def loaded():
 
 def read(name: str) -> str:
     return (DATA / name).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> Iterator[str]:
+    """A PostgreSQL server for the whole session: skipped without binaries, failed in CI."""
+    from tests import pg
+    try:
+        bin_dir = pg.find_bin_dir()
+    except pg.PostgresUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is required when CI is set: {exc}", pytrace=False)
+        pytest.skip(str(exc))
+    with pg.postgres_server(bin_dir) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind, private to one test."""
+    if request.param == "sqlite":
+        yield f"sqlite+pysqlite:///{tmp_path / 'kb.sqlite3'}"
+        return
+    admin_url = request.getfixturevalue("pg_admin_url")
+    name = f"kb_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()

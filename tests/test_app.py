@@ -93,7 +93,7 @@ def test_browse_filters():
     from components.browse import filter_guides
     from kb.index import load_index
     guides = list(load_index().guides.values())
-    assert [g.id for g in filter_guides(guides, "common block", [], [], [], [])] == [SEED1]
+    assert [g.id for g in filter_guides(guides, "no common block size", [], [], [], [])] == [SEED1]
     assert all(g.status == "unresolved" for g in filter_guides(guides, "", [], [], [], ["unresolved"]))
     assert SEED1 in [g.id for g in filter_guides(guides, "", ["vllm"], [], ["SM120"], [])]
 

@@ -60,10 +60,7 @@ def test_at_least_50_guides(loaded):
 
 def test_every_corpus_family_is_covered(loaded):
     """Each family's reports, pasted as they are, land on a guide with confidence."""
-    corpus = DATA.parent.parent.parent / "shared" / "corpus" / "families.json"
-    if not corpus.exists():
-        corpus = DATA / "families.json"
-    families = json.loads(corpus.read_text())["families"]
+    families = json.loads((DATA / "corpus" / "families.json").read_text())["families"]
     uncovered = []
     from kb.index import load_index
     idx = load_index()

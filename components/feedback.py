@@ -1,0 +1,80 @@
+""""Did this solve it?" on guide pages, and the unmatched-error queue from Diagnose.
+
+Storage failures never break the page: the person is told their answer was not saved.
+"""
+from __future__ import annotations
+
+import logging
+import os
+
+import streamlit as st
+
+from components.i18n import lang
+from kb.match import Result
+from kb.parse import error_signature
+from kb.store import Store, StoreUnavailable
+from schema.models import Guide
+
+log = logging.getLogger("kb.app")
+
+TEXT = {
+    "question": ("Did this solve it?", "问题解决了吗？"),
+    "comment": ("Anything to add? (optional; secrets, addresses and user names are removed before saving)",
+                "还有什么补充？（可选；保存前会移除密钥、地址和用户名）"),
+    "send": ("Send", "提交"),
+    "thanks": ("Thank you — recorded.", "谢谢，已记录。"),
+    "off": ("Feedback recording is switched off on this server.", "本服务器已关闭反馈记录。"),
+}
+
+
+def _t(key: str) -> str:
+    return TEXT[key][1 if lang() == "zh" else 0]
+
+
+@st.cache_resource(show_spinner=False)
+def _store_for(where: str) -> Store:
+    return Store(timeout=float(os.environ.get("KB_DB_TIMEOUT", "5")))
+
+
+def get_store() -> Store:
+    """One store per process and per configured database (tests point it elsewhere)."""
+    return _store_for(os.environ.get("KB_DATABASE_URL") or os.environ.get("KB_DB_PATH") or "")
+
+
+def feedback_widget(g: Guide, done: list[str]) -> None:
+    st.divider()
+    st.markdown(f"**{_t('question')}**")
+    store = get_store()
+    if not store.enabled:
+        st.caption(_t("off"))
+        return
+    sent_key = f"fb_sent:{g.id}"
+    answer = st.feedback("thumbs", key=f"fb:{g.id}")
+    comment = st.text_input(_t("comment"), key=f"fb_comment:{g.id}", max_chars=2000)
+    if st.button(_t("send"), key=f"fb_send:{g.id}", disabled=answer is None or st.session_state.get(sent_key, False)):
+        try:
+            store.record_feedback(g.id, bool(answer), done, lang(), comment or None)
+        except StoreUnavailable as exc:
+            st.error(str(exc))
+        else:
+            st.session_state[sent_key] = True
+    if st.session_state.get(sent_key):
+        st.success(_t("thanks"))
+
+
+def record_unmatched(result: Result) -> None:
+    """Count this paste's error signature once per session; never store the paste itself."""
+    store = get_store()
+    signature = error_signature(result.paste)
+    if not store.enabled or not signature:
+        return
+    seen = st.session_state.setdefault("unmatched_seen", set())
+    if signature in seen:
+        return
+    try:
+        store.record_unmatched(signature, lang())
+    except StoreUnavailable as exc:
+        log.warning("unmatched signature not stored: %s", exc)
+        st.caption(str(exc))
+        return
+    seen.add(signature)
