@@ -114,7 +114,7 @@ def _matched_lines(result: Result, m) -> None:
         line = paste.lines[li]
         span = next((s for s in spans if s.line == li), None)
         body = highlight(line.text, span.start, span.end) if span else esc(line.text[:240])
-        rows.append(f"`{line.no:>6}` " + (f":gray[{esc(line.prefix[:60])}]" if line.prefix else "") + body)
+        rows.append(f"`{line.no:>6}` " + (f":gray[{esc(line.prefix[:120])}] " if line.prefix else "") + body)
     st.markdown(f"**{esc(t('matched_lines'))}**  \n" + "  \n".join(rows))
 
 

@@ -67,7 +67,7 @@ def _checkbox(page, label_start: str):
     return page.locator("[data-testid='stCheckbox']").filter(has_text=label_start).first
 
 
-def test_paste_open_tick_share(server, browser):
+def test_paste_open_tick_share(server, browser, tmp_path):
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
     page = ctx.new_page()
     page.goto(server + "/", wait_until="networkidle")
@@ -75,21 +75,26 @@ def test_paste_open_tick_share(server, browser):
     area.fill(read("pastes/seed1-serve.log"))
     page.get_by_role("button", name="Find the guide").click()
     page.get_by_text("verified on line 13").first.wait_for(timeout=30_000)
-    docs = ROOT / "docs"
-    docs.mkdir(exist_ok=True)
-    page.screenshot(path=str(docs / "diagnose.png"), full_page=True)
+    # KB_UPDATE_SCREENSHOTS=1 refreshes the README's screenshots; otherwise they go to a temp dir.
+    docs = ROOT / "docs" if os.environ.get("KB_UPDATE_SCREENSHOTS") else tmp_path
+    # Streamlit scrolls inside its main block, so a taller window shows the results under the paste.
+    page.set_viewport_size({"width": 1280, "height": 1700})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(docs / "diagnose.png"))
+    page.set_viewport_size({"width": 1280, "height": 1000})
     page.get_by_role("button", name="Open guide").first.click()
     page.get_by_role("heading", name=re.compile("DeepSeek-V4.1 on SM120")).wait_for(timeout=30_000)
     assert f"guide={SEED1}" in page.url
 
-    for label in ("Is vLLM the 0.32.0 release tag", "Fix the prerequisites"):
-        box = _checkbox(page, label)
-        box.locator("label").click()
-        page.wait_for_function("(id) => location.search.includes(id)", arg=label and ("vllm-version" if "vLLM" in label else "prerequisites"), timeout=15_000)
+    for label, item in (("Is vLLM the 0.32.0 release tag", "vllm-version"), ("Fix the prerequisites", "prerequisites")):
+        _checkbox(page, label).locator("label").click()
+        page.wait_for_function("(id) => location.search.includes(id)", arg=item, timeout=15_000)
     page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
     page.wait_for_timeout(300)
     page.screenshot(path=str(docs / "guide.png"), full_page=False)
-    share = page.locator("[data-testid='stCode']").filter(has_text="done=").first.inner_text().strip()
+    share_block = page.locator("[data-testid='stCode']").filter(has_text="done=vllm-version,prerequisites").first
+    share_block.wait_for(timeout=15_000)
+    share = share_block.inner_text().strip()
     assert "done=vllm-version,prerequisites" in share and f"guide={SEED1}" in share
     ctx.close()
 
@@ -98,7 +103,9 @@ def test_paste_open_tick_share(server, browser):
     page2.goto(share.replace("http://localhost:8501", server), wait_until="networkidle")
     page2.get_by_role("heading", name=re.compile("DeepSeek-V4.1 on SM120")).wait_for(timeout=30_000)
     checked = page2.locator("[data-testid='stCheckbox'] input:checked")
-    checked.first.wait_for(timeout=15_000)
+    # Streamlit renders the page progressively: wait until the whole checklist is there.
+    page2.get_by_text("Verification", exact=True).wait_for(timeout=15_000)
+    page2.wait_for_function("document.querySelectorAll(\"[data-testid='stCheckbox'] input:checked\").length >= 2", timeout=15_000)
     labels = [checked.nth(i).locator("xpath=ancestor::label").inner_text() for i in range(checked.count())]
     assert len(labels) == 2
     assert labels[0].startswith("Is vLLM the 0.32.0") and "Fix the prerequisites" in labels[1]
