@@ -11,6 +11,7 @@ import datetime as dt
 import re
 from typing import Literal
 
+from markdown_it import MarkdownIt
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -21,7 +22,26 @@ ITEM_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
 REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{7,40}:[^\s]+|doc:[^\s]+)$"
 # Raw HTML in prose would be shown verbatim (the app never renders HTML), but a tag
 # in a guide is almost always a mistake or an attack, so it is refused outright.
-_HTML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?\s*>")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?>")
+_MD = MarkdownIt("commonmark")
+_MD.validateLink = lambda url: True  # see every link as a renderer would, then judge its scheme here
+
+
+def _markdown_problem(text: str) -> str | None:
+    """What Markdown would turn into markup or a dangerous link, if anything.
+
+    Parsing is the only reliable way to see what a renderer would see; the cheap test
+    first keeps it off the path of the thousands of fields that hold neither.
+    """
+    if "<" not in text and "](" not in text and "]:" not in text:
+        return None
+    for token in _MD.parse(text):
+        for t in [token, *(token.children or [])]:
+            if t.type in ("html_inline", "html_block"):
+                return f"raw HTML ({t.content.strip()[:40]!r})"
+            if t.type == "link_open" and not str(t.attrGet("href") or "").startswith("https://"):
+                return f"a link that is not https:// ({str(t.attrGet('href'))[:40]!r})"
+    return None
 
 
 class _Model(BaseModel):
@@ -42,6 +62,9 @@ class L10n(_Model):
             text = getattr(self, lang)
             if text and _HTML_TAG.search(text):
                 raise ValueError(f"'{lang}' contains raw HTML ({_HTML_TAG.search(text).group(0)[:40]!r}); write plain text or Markdown")
+            problem = _markdown_problem(text) if text else None
+            if problem:
+                raise ValueError(f"'{lang}' contains {problem}; write plain text, Markdown and https:// links only")
         return self
 
     def get(self, lang: str) -> tuple[str, str]:
