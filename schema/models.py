@@ -22,7 +22,6 @@ ITEM_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
 REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{7,40}:[^\s]+|doc:[^\s]+)$"
 # Raw HTML in prose would be shown verbatim (the app never renders HTML), but a tag
 # in a guide is almost always a mistake or an attack, so it is refused outright.
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?>")
 _MD = MarkdownIt("commonmark")
 _MD.validateLink = lambda url: True  # see every link as a renderer would, then judge its scheme here
 
@@ -60,8 +59,6 @@ class L10n(_Model):
             raise ValueError("needs a non-empty 'en' or 'zh' text")
         for lang in LANGS:
             text = getattr(self, lang)
-            if text and _HTML_TAG.search(text):
-                raise ValueError(f"'{lang}' contains raw HTML ({_HTML_TAG.search(text).group(0)[:40]!r}); write plain text or Markdown")
             problem = _markdown_problem(text) if text else None
             if problem:
                 raise ValueError(f"'{lang}' contains {problem}; write plain text, Markdown and https:// links only")
