@@ -65,9 +65,9 @@ def _helpfulness(store) -> None:
         st.info(_t("no_feedback"))
         return
     guides = get_index().guides
-    st.dataframe([{_t("guide"): text(guides[r.guide_id].title, lang()) if r.guide_id in guides else r.guide_id,
+    st.table([{_t("guide"): text(guides[r.guide_id].title, lang()) if r.guide_id in guides else r.guide_id,
                    _t("answers"): r.answers, _t("rate"): f"{r.rate:.0%}", _t("comments"): " | ".join(r.recent_comments)}
-                  for r in rows], hide_index=True, use_container_width=True)
+              for r in rows])
 
 
 def _over_time(store) -> None:

@@ -110,3 +110,23 @@ def test_paste_open_tick_share(server, browser, tmp_path):
     assert len(labels) == 2
     assert labels[0].startswith("Is vLLM the 0.32.0") and "Fix the prerequisites" in labels[1]
     fresh.close()
+
+
+def test_vote_and_unmatched_paste_show_on_the_authors_page(server, browser):
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    page.goto(f"{server}/?guide={SEED1}", wait_until="networkidle")
+    page.get_by_role("radio", name="Thumbs up").click()
+    page.get_by_role("button", name="Send").click()
+    page.get_by_text("Thank you — recorded.").wait_for(timeout=15_000)
+    page.goto(server + "/", wait_until="networkidle")
+    page.get_by_label("Error or log").fill("Traceback (most recent call last):\n  File \"/home/carol/job.py\", line 4, in <module>\n"
+                                           "ZeroDivisionError: integer division or modulo by zero\n")
+    page.get_by_role("button", name="Find the guide").click()
+    page.get_by_text("No guide matches this error with confidence.").wait_for(timeout=15_000)
+    page.get_by_role("link", name="Authors").click()
+    page.get_by_text("ZeroDivisionError: integer division or modulo by zero").first.wait_for(timeout=15_000)
+    assert "carol" not in page.content()
+    table = page.locator("[data-testid='stTable']").first
+    table.wait_for(timeout=15_000)
+    assert "DeepSeek-V4.1 on SM120" in table.inner_text()
+    page.context.close()

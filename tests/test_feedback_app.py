@@ -48,7 +48,7 @@ def test_vote_and_unmatched_paste_reach_the_authors_page(database):
     no_crash(diag)
     shown = texts(diag) + "\n".join(c.value for c in diag.code)
     assert "ZeroDivisionError: division by zero" in shown and "seen 1×" in shown
-    table = diag.dataframe[0].value
+    table = diag.table[0].value
     assert table.iloc[0, 0].startswith("DeepSeek-V4.1 on SM120") and table.iloc[0, 1] == 1
     feedback = _rows(database, "feedback")
     assert len(feedback) == 1 and feedback[0].ticked == "vllm-version" and feedback[0].lang == "en"
