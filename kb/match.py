@@ -68,7 +68,8 @@ def _verify(p: Pattern, paste: Paste, line_ids: list[int]) -> Evidence | None:
     count = 0
     n = p.compiled.nlines
     for li in line_ids:
-        lo, hi = max(0, li - n + 1), min(len(paste.lines), li + n)
+        # One extra line each side: terminals and issue trackers wrap long error lines.
+        lo, hi = max(0, li - n), min(len(paste.lines), li + n + 1)
         base = paste.starts[lo]
         end = paste.starts[hi - 1] + len(paste.lines[hi - 1].text)
         m = p.regex.search(paste.text, base, end)
