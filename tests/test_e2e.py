@@ -124,8 +124,10 @@ def test_vote_and_unmatched_paste_show_on_the_authors_page(server, browser):
     page.get_by_role("button", name="Find the guide").click()
     page.get_by_text("No guide matches this error with confidence.").wait_for(timeout=15_000)
     page.get_by_role("link", name="Authors").click()
-    page.get_by_text("ZeroDivisionError: integer division or modulo by zero").first.wait_for(timeout=15_000)
-    assert "carol" not in page.content()
+    page.get_by_role("heading", name="Most frequent unmatched errors").wait_for(timeout=15_000)
+    signature = page.locator("[data-testid='stCode']").filter(has_text="ZeroDivisionError: integer division or modulo by zero").first
+    signature.wait_for(timeout=15_000)
+    assert "carol" not in page.locator("[data-testid='stMain']").inner_text()
     table = page.locator("[data-testid='stTable']").first
     table.wait_for(timeout=15_000)
     assert "DeepSeek-V4.1 on SM120" in table.inner_text()
