@@ -5,6 +5,7 @@ import streamlit as st
 
 from components.feedback import get_store
 from components.i18n import lang, t
+from components.markup import label
 from components.state import get_index
 from kb.parse import parse
 from kb.render import text
@@ -65,8 +66,9 @@ def _helpfulness(store) -> None:
         st.info(_t("no_feedback"))
         return
     guides = get_index().guides
-    st.table([{_t("guide"): text(guides[r.guide_id].title, lang()) if r.guide_id in guides else r.guide_id,
-                   _t("answers"): r.answers, _t("rate"): f"{r.rate:.0%}", _t("comments"): " | ".join(r.recent_comments)}
+    # st.table reads its cells as Markdown: visitors' comments and guide titles go in as text.
+    st.table([{_t("guide"): label(text(guides[r.guide_id].title, lang())) if r.guide_id in guides else label(r.guide_id),
+                   _t("answers"): r.answers, _t("rate"): f"{r.rate:.0%}", _t("comments"): label(" | ".join(r.recent_comments))}
               for r in rows])
 
 

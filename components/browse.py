@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.i18n import lang, t
-from components.markup import esc
+from components.markup import esc, label
 from components.state import get_index
 from kb.render import text
 from schema.models import Guide
@@ -57,7 +57,7 @@ def guide_list(key_prefix: str = "browse") -> None:
         st.info(t("no_guides"))
     for g in shown:
         with st.container(border=True):
-            st.page_link(st.session_state["_home_page"], label=text(g.title, lang()), query_params=_params(g.id))
+            st.page_link(st.session_state["_home_page"], label=label(text(g.title, lang())), query_params=_params(g.id))
             st.caption(f"{esc(g.component)} · {esc(t(g.status))} · `{g.id}`" + (" · " + esc(", ".join(_hardware(g))) if _hardware(g) else ""))
 
 

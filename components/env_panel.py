@@ -5,9 +5,9 @@ import streamlit as st
 
 from components.diagnose_io import read_upload
 from components.i18n import lang, t
-from components.markup import esc
+from components.markup import code, esc
 from components.state import get_index
-from kb.envmatch import apply_env, env_notes, parse_env
+from kb.envmatch import apply_env, cut_report, env_notes, parse_env
 from kb.match import Match, Result
 
 ICON = {"pass": ":green-badge[✓ pass]", "fail": ":red-badge[✗ fail]", "unknown": ":gray-badge[? unknown]"}
@@ -25,6 +25,9 @@ def input_panel() -> None:
                 (st.warning if content is None else st.info)(message)
             text_in = (text_in + "\n" + (content or "")).strip()
         env = parse_env(text_in) if text_in.strip() else None
+        cut_note = cut_report(text_in)[1]
+        if cut_note:
+            st.caption(esc(cut_note))
         st.session_state["env_record"] = env
         if text_in.strip() and env is None:
             st.warning("No environment report recognised in this text." if lang() == "en" else "未能识别出环境报告。")
@@ -48,5 +51,5 @@ def show_fit(m: Match) -> None:
 
 def show_outcome(o) -> None:
     icon = (ICON_ZH if lang() == "zh" else ICON)[o.status]
-    found = f" — `{o.found}`" if o.found and "`" not in o.found else ""
+    found = f" — {code(o.found)}" if o.found else ""
     st.markdown(f"{icon}{found} {esc(o.reason_zh if lang() == 'zh' else o.reason)}")

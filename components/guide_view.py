@@ -7,7 +7,7 @@ import streamlit as st
 
 from components import extras
 from components.i18n import lang, t
-from components.markup import esc, prose
+from components.markup import code, esc, label, prose
 from components.state import get_index, link_done, open_guide, set_done
 from kb.render import guide_markdown, text
 from schema.models import Guide
@@ -67,7 +67,7 @@ def render(gid: str) -> None:
         if lang() != "en":
             st.query_params["lang"] = lang()
         st.rerun()
-    st.title(text(g.title, lang()), anchor=False)
+    st.title(label(text(g.title, lang())), anchor=False)
     st.markdown(f":{STATUS_COLOUR[g.status]}-badge[{esc(t(g.status))}] :gray-badge[{esc(g.component)}] " + " ".join(f":blue-badge[{esc(tag)}]" for tag in g.tags[:8]))
     st.markdown(_l(g.summary))
     st.success(f"**{esc(t('fastest_fix'))}** — " + _l(g.fastest_fix))
@@ -96,11 +96,11 @@ def _applies_to(g: Guide) -> None:
     if not (a.components or a.hardware or a.environment):
         return
     st.subheader(t("applies_to"), anchor=False)
-    rows = [f"- **{esc(c.name)}** `{c.versions or '*'}`" + (f" — {_l(c.note)}" if c.note else "") for c in a.components]
+    rows = [f"- **{esc(c.name)}** {code(c.versions or '*')}" + (f" — {_l(c.note)}" if c.note else "") for c in a.components]
     if a.hardware:
         hw = ", ".join([f"SM{cc.replace('.', '')} ({cc})" for cc in a.hardware.compute_capability] + a.hardware.gpus)
         rows.append(f"- **{esc(t('hardware'))}**: {esc(hw)}" + (f" — {_l(a.hardware.note)}" if a.hardware.note else ""))
-    rows += [f"- **{esc(e.name)}**: `{e.value}`" if "`" not in e.value else f"- **{esc(e.name)}**: {esc(e.value)}" for e in a.environment]
+    rows += [f"- **{esc(e.name)}**: {code(e.value)}" for e in a.environment]
     st.markdown("\n".join(rows))
 
 
@@ -113,7 +113,7 @@ def _checklist(g: Guide) -> None:
     if g.env_checks:
         st.markdown(f"**{esc(t('env_checks'))}**")
         for c in g.env_checks:
-            st.checkbox(text(c.what, lang()), key=_key(g.id, c.id), on_change=_sync, args=(g,))
+            st.checkbox(label(text(c.what, lang())), key=_key(g.id, c.id), on_change=_sync, args=(g,))
             with st.container(border=False):
                 if c.id in outcomes:
                     extras.show_outcome(outcomes[c.id])
@@ -123,13 +123,13 @@ def _checklist(g: Guide) -> None:
                     st.caption(f"{esc(t('expect'))}: " + _l(c.expect))
     st.markdown(f"**{esc(t('steps'))}**")
     for n, s in enumerate(g.steps, 1):
-        label = f"{n}. " + (f"[{t('only_if')}: {text(s.condition, lang())}] " if s.condition else "") + text(s.text, lang())
-        st.checkbox(label, key=_key(g.id, s.id), on_change=_sync, args=(g,))
+        step = f"{n}. " + (f"\\[{label(t('only_if'))}: {label(text(s.condition, lang()))}\\] " if s.condition else "") + label(text(s.text, lang()))
+        st.checkbox(step, key=_key(g.id, s.id), on_change=_sync, args=(g,))
         for cmd in s.commands:
             st.code(cmd, language="bash")
     st.markdown(f"**{esc(t('verification'))}**")
     for v in g.verification:
-        st.checkbox(text(v.text, lang()), key=_key(g.id, v.id), on_change=_sync, args=(g,))
+        st.checkbox(label(text(v.text, lang())), key=_key(g.id, v.id), on_change=_sync, args=(g,))
         for cmd in v.commands:
             st.code(cmd, language="bash")
         st.caption(f"{esc(t('expect'))}: " + _l(v.expect))
@@ -155,7 +155,7 @@ def _links(g: Guide) -> None:
         if ids:
             st.subheader(heading, anchor=False)
             for rid in ids:
-                if st.button(text(index.guides[rid].title, lang()), key=f"goto:{heading[:8]}:{rid}", type="tertiary"):
+                if st.button(label(text(index.guides[rid].title, lang())), key=f"goto:{heading[:8]}:{rid}", type="tertiary"):
                     open_guide(rid)
                     st.rerun()
     st.caption(f"{t('last_reviewed')}: {g.last_reviewed.isoformat()} · `{g.id}`")

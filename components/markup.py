@@ -17,15 +17,27 @@ def esc(text: str) -> str:
     return _PUNCT.sub(r"\\\1", text).replace("\n", "  \n")
 
 
+_LABEL = re.compile(r"([\\\[\]<>$])")
+_LONE_CODE = re.compile(r"((?<!`)`[^`\n]+`(?!`))")  # only spans Markdown is sure to read as code
+
+
+def label(text: str) -> str:
+    """Guide or visitor text as a title, a widget label or a table cell. Streamlit reads those
+    as Markdown too: links, images, directives, HTML and maths are neutralised (they all need
+    one of these characters); emphasis and `code` stay, and the text reads as written."""
+    return "".join(part if i % 2 else _LABEL.sub(r"\\\1", part) for i, part in enumerate(_LONE_CODE.split(text)))
+
+
+def code(text: str) -> str:
+    """A value as inline code; as escaped text when a backtick or a line break would end the span."""
+    return f"`{text}`" if text and not any(c in text for c in "`\n\r") else esc(text)
+
+
 def prose(text: str) -> str:
     """Guide prose: literal, except `code spans`, which authors use for commands and flags."""
-    out = []
-    for part in _CODE.split(text):
-        if len(part) > 2 and part.startswith("`") and part.endswith("`"):
-            out.append(part)
-        else:
-            out.append(esc(part))
-    return "".join(out)
+    # Only what the split captured is a code span: a run of backticks between two spans
+    # ("```" in "````<img …>`") is text, and is escaped.
+    return "".join(part if i % 2 else esc(part) for i, part in enumerate(_CODE.split(text)))
 
 
 def highlight(text: str, start: int, end: int, width: int = 240) -> str:

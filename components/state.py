@@ -23,9 +23,14 @@ def get_index() -> Index:
     try:
         from kb.cache import load_index_cached
     except ImportError:  # the cache is an optimisation; the plain loader is always there
-        from kb.index import load_index
-        return load_index(root)
-    return load_index_cached(root)
+        from kb.index import load_index as load_index_cached
+    index = load_index_cached(root)
+    # A broken guide (or signature) is skipped and the others served; the operator sees why here.
+    for problem in index.problems[:100]:
+        log.warning("guide problem: %s", problem)
+    if len(index.problems) > 100:
+        log.warning("… and %d more guide problems; run: python -m kb validate", len(index.problems) - 100)
+    return index
 
 
 def param(name: str) -> str | None:

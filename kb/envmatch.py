@@ -3,6 +3,8 @@ report contradicts rank lower, guides it fits rank higher, each saying why; and 
 guide's environment checks evaluated to pass / fail / unknown with the value found."""
 from __future__ import annotations
 
+import os
+
 from kb.conditions import CheckOutcome, FitNote, evaluate, fit
 from kb.envreport import EnvRecord, parse_report
 from kb.index import Index
@@ -15,8 +17,24 @@ CONTRADICTION_PENALTY = 0.15
 FIT_BONUS = 0.02
 
 
+# Reports are short (a full `pip list` is a few hundred lines); the parsers read every line
+# several times, so of a longer paste only the start is read.
+MAX_REPORT_CHARS = int(os.environ.get("KB_MAX_ENV_CHARS", 1_000_000))
+MAX_REPORT_LINES = int(os.environ.get("KB_MAX_ENV_LINES", 20_000))
+
+
+def cut_report(text: str) -> tuple[str, str | None]:
+    """The part of a pasted report that is read, and a note when that is not all of it."""
+    parts = text[:MAX_REPORT_CHARS].split("\n", MAX_REPORT_LINES)[:MAX_REPORT_LINES]
+    head = "\n".join(parts)
+    if len(head) == len(text):
+        return text, None
+    return head, (f"The environment report is {len(text):,} characters; only its first {len(head):,} "
+                  f"({len(parts):,} lines) were read.")
+
+
 def parse_env(text: str) -> EnvRecord | None:
-    env = parse_report(text)
+    env = parse_report(cut_report(text)[0])
     return env if env.sources else None
 
 

@@ -20,10 +20,14 @@ from kb.signature import normalise_text
 # is usually at the end, and the command line and versions at the start.
 MAX_CHARS = int(os.environ.get("KB_MAX_PASTE_CHARS", 4_000_000))
 HEAD_SHARE = 0.2
-MAX_LINE = 20_000  # longer lines are cut for matching: no error message is that long
+MAX_LINES = int(os.environ.get("KB_MAX_PASTE_LINES", 200_000))  # the same for the number of lines
+MAX_LINE = 20_000  # longer lines keep their start and end for matching: no error message is that long
+SKIP_MARKER = "[… middle of the paste skipped …]"
+MAX_DISTINCT_ERRORS = 200  # distinct error lines templated for a signature or a skeleton
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # half a UTF-16 pair is no text: RE2 cannot even encode it
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}")
 
 _LEVEL = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)"
@@ -63,8 +67,7 @@ class Line(NamedTuple):  # a NamedTuple: a million-line paste builds a million o
     text: str  # what the matcher reads
 
 
-@dataclass(frozen=True)
-class ErrorLine:
+class ErrorLine(NamedTuple):  # a NamedTuple too: a paste may hold 200,000 exception lines
     index: int  # index into Paste.lines
     exc_type: str | None
     message: str
@@ -107,47 +110,100 @@ def strip_prefixes(line: str) -> tuple[str, str]:
 def clean(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ANSI.sub("", text)
-    return _CONTROL.sub("", text)
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
 
 
-def _cut(text: str, limit: int) -> tuple[str, str | None, int]:
-    """Keep the head and the tail of an oversized paste, cut at line boundaries."""
-    if len(text) <= limit:
-        return text, None, 0
-    head_n = int(limit * HEAD_SHARE)
-    head = text[:head_n]
+class _Cut(NamedTuple):
+    text: str
+    note: str | None
+    head_lines: int  # lines of the head in `text`; the marker line follows them
+    marker_no: int  # number in the paste of the first line not (wholly) analysed
+    tail_no: int  # number in the paste of the first line of the tail
+
+
+def _cut(text: str, limit: int, max_lines: int) -> _Cut:
+    """Keep the head and the tail of an oversized paste (`text` has "\n" line ends only),
+    cut at line boundaries unless one line alone is longer than the budget."""
+    n_lines = text.count("\n") + 1
+    if len(text) <= limit and n_lines <= max_lines:
+        return _Cut(text, None, 0, 0, 0)
+    head = text[: int(limit * HEAD_SHARE)]
     head = head[: head.rfind("\n") + 1] or head
-    tail = text[len(text) - (limit - len(head)):]
-    nl = tail.find("\n")
-    tail = tail[nl + 1:] if 0 <= nl < len(tail) - 1 else tail
+    head = head[: _after_newlines(head, max(1, int(max_lines * HEAD_SHARE)))]
+    start = max(len(head), len(text) - (limit - len(head)))
+    tail = text[start:]
+    if text[start - 1: start] not in ("", "\n"):  # a partial first line: drop it if a whole one follows
+        nl = tail.find("\n")
+        tail = tail[nl + 1:] if 0 <= nl < len(tail) - 1 else tail
+    tail_max = max(1, max_lines - head.count("\n") - 2)
+    if tail.count("\n") >= tail_max:
+        pos = len(tail)
+        for _ in range(tail_max):
+            pos = tail.rfind("\n", 0, pos)
+        tail = tail[pos + 1:]
     skipped = text[len(head): len(text) - len(tail)]
-    note = (f"The paste is {len(text):,} characters; the first {len(head):,} and the last {len(tail):,} "
-            f"were analysed, {skipped.count(chr(10)) + 1:,} lines in the middle were skipped.")
-    return head + "[… middle of the paste skipped …]\n" + tail, note, skipped.count("\n")
+    if not skipped:
+        return _Cut(text, None, 0, 0, 0)
+    whole = not head or head.endswith("\n")
+    head_nl = head.count("\n")
+    marker_no = head_nl + 1
+    tail_no = head_nl + skipped.count("\n") + 1
+    note = (f"The paste is {len(text):,} characters and {n_lines:,} lines; the first {len(head):,} characters "
+            f"and the last {len(tail):,} (lines {tail_no:,}–{n_lines:,}) were analysed, "
+            f"{max(1, tail_no - marker_no):,} lines in the middle were skipped.")
+    out = head + ("" if whole else "\n") + SKIP_MARKER + "\n" + tail
+    return _Cut(out, note, head_nl + (0 if whole else 1), marker_no, tail_no)
 
 
-def parse(text: str, limit: int | None = None) -> Paste:
+def _after_newlines(s: str, n: int) -> int:
+    """Offset just after the n-th "\n" of s, or len(s) when s has fewer."""
+    pos = -1
+    for _ in range(n):
+        pos = s.find("\n", pos + 1)
+        if pos < 0:
+            return len(s)
+    return pos + 1
+
+
+def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> Paste:
     total = len(text)
-    text, note, skipped_lines = _cut(text, limit or MAX_CHARS)
+    # Line ends first, so that the cut, the line count and the line numbers agree.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    cut = _cut(text, limit or MAX_CHARS, max_lines or MAX_LINES)
+    text, note = cut.text, cut.note
     text = _SPACES.sub(" ", normalise_text(clean(text)))
-    head_lines = text[: text.find("[… middle of the paste skipped …]")].count("\n") if note else -1
+    # Head lines keep their numbers, the marker line stands for the gap, tail lines keep
+    # the numbers they had in the original paste.
+    split = cut.head_lines if note else 1 << 62
+    shift = cut.tail_no - cut.head_lines - 1
     first_prefix = _ANY_PREFIX.match
     lines: list[Line] = []
     parts: list[str] = []
+    long_lines = 0
     for i, raw in enumerate(text.split("\n")):
         m = first_prefix(raw)
         prefix, body = strip_prefixes(raw) if m and m.end() else ("", raw)
         if len(body) > MAX_LINE:
-            body = body[:MAX_LINE]
+            body = _shorten(body)
+            long_lines += 1
         body = body.rstrip()
-        # Tail lines keep the numbers they had in the original paste (the marker line stands for the gap).
-        no = i + 1 if note is None or i <= head_lines else i + skipped_lines
+        no = i + 1 if i < split else (cut.marker_no if i == split else i + shift)
         lines.append(Line(no, prefix, body))
         parts.append(body)
+    if long_lines:
+        note = ((note + " ") if note else "") + (
+            f"{long_lines:,} line(s) longer than {MAX_LINE:,} characters were shortened to their first "
+            f"{MAX_LINE // 4:,} and last {MAX_LINE - MAX_LINE // 4:,} characters.")
     starts = [0, *accumulate(len(b) + 1 for b in parts)][:-1] if parts else []
     paste = Paste(lines, "\n".join(parts), starts, truncation=note, total_chars=total)
     paste.errors = find_errors(paste.lines)
     return paste
+
+
+def _shorten(line: str) -> str:
+    """A very long line keeps its start and its end, where an error message usually is."""
+    head = MAX_LINE // 4
+    return line[:head] + " [… " + f"{len(line) - MAX_LINE:,}" + " characters skipped …] " + line[len(line) - (MAX_LINE - head):]
 
 
 def find_errors(lines: list[Line]) -> list[ErrorLine]:
@@ -193,7 +249,16 @@ def error_signature(paste: Paste, max_errors: int = 3) -> str:
     from kb.signature import propose_template
 
     seen: list[str] = []
+    raw_seen: set[tuple] = set()
     for err in paste.errors:
+        # The same line repeated 100,000 times is one error: template it once, and give up
+        # after a bounded number of distinct ones.
+        key = (paste.lines[err.index].text, err.frames)
+        if key in raw_seen:
+            continue
+        if len(raw_seen) >= MAX_DISTINCT_ERRORS:
+            break
+        raw_seen.add(key)
         line = propose_template(paste.lines[err.index].text)
         if err.frames:
             line += "  @ " + " < ".join(f"{f}:{fn}" for f, fn in reversed(err.frames))

@@ -60,8 +60,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|!])")
 
 def md_escape(s: str) -> str:
     """Escape Markdown and HTML markup in prose, keeping `code spans` as they are."""
-    parts = re.split(r"(`[^`\n]+`)", s)
-    return "".join(p if p.startswith("`") and p.endswith("`") and len(p) > 1 else _MD_SPECIAL.sub(r"\\\1", p) for p in parts)
+    parts = re.split(r"(`[^`\n]+`)", s)  # odd parts are the code spans; a bare run of backticks is text
+    return "".join(p if i % 2 else _MD_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts))
 
 
 def _fence(code: str, lang: str = "") -> str:

@@ -45,8 +45,12 @@ class Compiled:
     nlines: int  # lines a match may span
 
 
+_QUOTE_CHARS = re.compile("[" + "".join(chr(c) for c in QUOTES) + "]")
+
+
 def normalise_text(text: str) -> str:
-    return text.translate(QUOTES)
+    # str.translate with a dict is slow on megabytes of text; most pastes have nothing to translate.
+    return text.translate(QUOTES) if _QUOTE_CHARS.search(text) else text
 
 
 def literal_segments(template: str) -> list[str]:
@@ -111,10 +115,19 @@ def compile_template(template: str) -> Compiled:
     return Compiled(pattern, anchor, sum(len(s) for s in segments), template.count("\n") + 1)
 
 
+# Every match must contain the anchor (8 characters or more), so a regex that matches any
+# of these short strings matches text without its anchor: `.+`, `\S`, `a|b` would match
+# nearly every line they are tried on.
+_SHORT = "\n".join(("x", "0", " ", "\t", ":", ".", "-", "ab", "a b", "Error", "error:", "1234567"))
+
+
 def compile_regex(regex: str, anchor: str) -> Compiled:
     if len(anchor.strip()) < MIN_ANCHOR:
         raise TemplateError(f"anchor {anchor!r} is shorter than {MIN_ANCHOR} characters")
     _check_pattern(regex)
+    m = re2.search(regex, _SHORT)
+    if m is not None:
+        raise TemplateError(f"pattern matches {m.group(0)!r}, which does not contain its anchor: it would match almost anything")
     nlines = regex.count(r"\n") + 1
     return Compiled(regex, normalise_text(anchor).strip(), len(anchor.strip()), nlines)
 
@@ -123,9 +136,27 @@ def _check_pattern(pattern: str) -> None:
     try:
         compiled = re2.compile(pattern)
     except re2.error as exc:
-        raise TemplateError(f"not a valid RE2 pattern: {exc}") from None
+        why = exc.args[0] if exc.args else exc
+        why = why.decode("utf-8", "replace") if isinstance(why, bytes) else why
+        raise TemplateError(f"not a valid RE2 pattern: {why}") from None
     if compiled.search("") is not None:
         raise TemplateError("pattern matches the empty string: it would match everything")
+    m = compiled.search(_GENERIC)
+    if m is not None:
+        raise TemplateError(f"pattern matches the generic line {m.group(0)[:80]!r}: it would match almost any error")
+
+
+# Lines every traceback or log has, naming no error in particular: a signature that
+# matches one of them matches nearly every paste ("RuntimeError: {any}").
+_GENERIC = "\n".join((
+    "Traceback (most recent call last):",
+    '  File "/zzz/zzz.py", line 1, in zzz',
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+    "RuntimeError: zzz", "ValueError: zzz", "Exception: zzz", "AssertionError", "Error: zzz", "error: zzz",
+    "ERROR 01-01 00:00:00 [zzz.py:1] zzz", "INFO 01-01 00:00:00 [zzz.py:1] zzz", "WARNING: zzz",
+    "[rank0]: zzz", "zzz failed", "Killed",
+))
 
 
 # Volatile tokens, most specific first, for proposing templates from a real line.

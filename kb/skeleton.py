@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from kb.parse import Paste
+from kb.parse import MAX_DISTINCT_ERRORS, Paste
 from kb.redact import redact
 from kb.signature import TemplateError, compile_template, propose_template
 
@@ -18,8 +18,16 @@ def _q(s: str) -> str:
 
 def proposals(paste: Paste, k: int = 3) -> list[str]:
     out: list[str] = []
+    tried: set[str] = set()
     for err in paste.errors:
-        tpl = redact(propose_template(paste.lines[err.index].text))
+        # A line repeated 100,000 times is proposed once; and only so many distinct ones are tried.
+        text = paste.lines[err.index].text
+        if text in tried:
+            continue
+        if len(tried) >= MAX_DISTINCT_ERRORS:
+            break
+        tried.add(text)
+        tpl = redact(propose_template(text))
         try:
             compile_template(tpl)
         except TemplateError:

@@ -23,6 +23,7 @@ REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A
 # Raw HTML in prose would be shown verbatim (the app never renders HTML), but a tag
 # in a guide is almost always a mistake or an attack, so it is refused outright.
 _MD = MarkdownIt("commonmark")
+MAX_MARKUP = 200
 _MD.validateLink = lambda url: True  # see every link as a renderer would, then judge its scheme here
 
 
@@ -34,6 +35,11 @@ def _markdown_problem(text: str) -> str | None:
     """
     if "<" not in text and "](" not in text and "]:" not in text:
         return None
+    # Markdown's link parsing is quadratic in the brackets of one text: a field of
+    # 10,000 "![" takes a second. Prose never needs more than a few.
+    n = text.count("[") + text.count("<")
+    if n > MAX_MARKUP:
+        return f"{n:,} '[' and '<' characters (more than {MAX_MARKUP} is not prose)"
     for token in _MD.parse(text):
         for t in [token, *(token.children or [])]:
             if t.type in ("html_inline", "html_block"):
