@@ -10,7 +10,7 @@ import hashlib
 import streamlit as st
 
 from components import guide_view
-from components.diagnose_io import read_upload
+from components.diagnose_io import text_with_upload
 from components.i18n import lang, t
 from components.markup import esc, highlight
 from components.state import get_index, open_guide, requested_guide
@@ -41,15 +41,7 @@ def unknown_guide() -> None:
 
 def _input() -> str:
     pasted = st.text_area(t("paste_label"), key="paste", height=260, placeholder=t("paste_placeholder"))
-    upload = st.file_uploader(t("upload_label"), key="upload")
-    text_in = pasted or ""
-    if upload is not None:
-        content, message = read_upload(upload)
-        if message:
-            (st.warning if content is None else st.info)(message)
-        if content:
-            text_in = (text_in + "\n" + content) if text_in.strip() else content
-    return text_in
+    return text_with_upload(pasted, st.file_uploader(t("upload_label"), key="upload"))
 
 
 def _cached_match(text_in: str) -> Result:

@@ -80,3 +80,18 @@ def read_upload(upload) -> tuple[str | None, str | None]:
         text = data.decode("utf-8", errors="replace")
         notes.append(t("decoded_with_replacements"))
     return text, " ".join(notes) or None
+
+
+def text_with_upload(pasted: str | None, upload) -> str:
+    """What was pasted, followed by the uploaded file's text; notes about the file are shown."""
+    import streamlit as st
+
+    text_in = pasted or ""
+    if upload is None:
+        return text_in
+    content, message = read_upload(upload)
+    if message:
+        (st.warning if content is None else st.info)(message)
+    if content:
+        text_in = (text_in + "\n" + content) if text_in.strip() else content
+    return text_in

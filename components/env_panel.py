@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.diagnose_io import read_upload
+from components.diagnose_io import text_with_upload
 from components.i18n import lang, t
 from components.markup import code, esc
 from components.state import get_index
@@ -17,20 +17,14 @@ ICON_ZH = {"pass": ":green-badge[✓ 通过]", "fail": ":red-badge[✗ 不符]",
 def input_panel() -> None:
     with st.expander(t("env_label"), expanded=bool(st.session_state.get("env_text"))):
         report = st.text_area(t("env_label"), key="env_text", height=160, label_visibility="collapsed")
-        upload = st.file_uploader(t("env_upload_label"), key="env_upload")
-        text_in = report or ""
-        if upload is not None:
-            content, message = read_upload(upload)
-            if message:
-                (st.warning if content is None else st.info)(message)
-            text_in = (text_in + "\n" + (content or "")).strip()
+        text_in = text_with_upload(report, st.file_uploader(t("env_upload_label"), key="env_upload"))
         env = parse_env(text_in) if text_in.strip() else None
         cut_note = cut_report(text_in)[1]
         if cut_note:
             st.caption(esc(cut_note))
         st.session_state["env_record"] = env
         if text_in.strip() and env is None:
-            st.warning("No environment report recognised in this text." if lang() == "en" else "未能识别出环境报告。")
+            st.warning(t("env_none"))
         elif env is not None:
             gpus = ", ".join(f"{n} ({cc or '?'})" for n, cc in env.gpus) or "—"
             st.caption(esc(f"{', '.join(env.sources)} · GPU: {gpus} · torch {env.torch_version or '?'} · CUDA {env.torch_cuda or env.cuda_runtime or '?'} · "
@@ -46,7 +40,7 @@ def apply(result: Result) -> None:
 def show_fit(m: Match) -> None:
     for n in env_notes(m):
         colour = "green" if n.verdict == "fits" else "red"
-        st.markdown(f":{colour}-badge[{'env' if lang() == 'en' else '环境'}] " + esc(n.reason_zh if lang() == "zh" else n.reason))
+        st.markdown(f":{colour}-badge[{t('env_badge')}] " + esc(n.reason_zh if lang() == "zh" else n.reason))
 
 
 def show_outcome(o) -> None:

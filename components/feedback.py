@@ -9,7 +9,7 @@ import os
 
 import streamlit as st
 
-from components.i18n import lang
+from components.i18n import lang, t
 from kb.match import Result
 from kb.parse import error_signature
 from kb.store import Store, StoreUnavailable
@@ -17,18 +17,7 @@ from schema.models import Guide
 
 log = logging.getLogger("kb.app")
 
-TEXT = {
-    "question": ("Did this solve it?", "问题解决了吗？"),
-    "comment": ("Anything to add? (optional; secrets, addresses and user names are removed before saving)",
-                "还有什么补充？（可选；保存前会移除密钥、地址和用户名）"),
-    "send": ("Send", "提交"),
-    "thanks": ("Thank you — recorded.", "谢谢，已记录。"),
-    "off": ("Feedback recording is switched off on this server.", "本服务器已关闭反馈记录。"),
-}
 
-
-def _t(key: str) -> str:
-    return TEXT[key][1 if lang() == "zh" else 0]
 
 
 @st.cache_resource(show_spinner=False)
@@ -43,15 +32,15 @@ def get_store() -> Store:
 
 def feedback_widget(g: Guide, done: list[str]) -> None:
     st.divider()
-    st.markdown(f"**{_t('question')}**")
+    st.markdown(f"**{t('fb_question')}**")
     store = get_store()
     if not store.enabled:
-        st.caption(_t("off"))
+        st.caption(t("fb_off"))
         return
     sent_key = f"fb_sent:{g.id}"
     answer = st.feedback("thumbs", key=f"fb:{g.id}")
-    comment = st.text_input(_t("comment"), key=f"fb_comment:{g.id}", max_chars=2000)
-    if st.button(_t("send"), key=f"fb_send:{g.id}", disabled=answer is None or st.session_state.get(sent_key, False)):
+    comment = st.text_input(t("fb_comment"), key=f"fb_comment:{g.id}", max_chars=2000)
+    if st.button(t("fb_send"), key=f"fb_send:{g.id}", disabled=answer is None or st.session_state.get(sent_key, False)):
         try:
             store.record_feedback(g.id, bool(answer), done, lang(), comment or None)
         except StoreUnavailable as exc:
@@ -59,7 +48,7 @@ def feedback_widget(g: Guide, done: list[str]) -> None:
         else:
             st.session_state[sent_key] = True
     if st.session_state.get(sent_key):
-        st.success(_t("thanks"))
+        st.success(t("fb_thanks"))
 
 
 def record_unmatched(result: Result) -> None:

@@ -82,6 +82,28 @@ UI: dict[str, tuple[str, str]] = {
     "unexpected": ("Something went wrong on this page. The error was logged; please try again or go back.",
                    "页面出错了。错误已记录，请重试或返回。"),
     "bad_lang": ("Unknown language in the link; showing English.", "链接中的语言未知，已显示英文。"),
+    # "Did this solve it?"
+    "fb_question": ("Did this solve it?", "问题解决了吗？"),
+    "fb_comment": ("Anything to add? (optional; secrets, addresses and user names are removed before saving)",
+                "还有什么补充？（可选；保存前会移除密钥、地址和用户名）"),
+    "fb_send": ("Send", "提交"),
+    "fb_thanks": ("Thank you — recorded.", "谢谢，已记录。"),
+    "fb_off": ("Feedback recording is switched off on this server.", "本服务器已关闭反馈记录。"),
+    # the Authors page
+    "au_intro": ("What people pasted that no guide answers yet, and how the guides do. Read-only; nothing here changes the knowledge base.",
+              "大家粘贴过但还没有指南能回答的报错，以及各指南的效果。只读页面，不会修改知识库。"),
+    "au_unmatched": ("Most frequent unmatched errors", "最常见的未匹配报错"),
+    "au_no_unmatched": ("No unmatched error recorded yet.", "还没有记录到未匹配的报错。"),
+    "au_seen": ("seen {n}×, last {last}", "出现 {n} 次，最近 {last}"),
+    "au_start": ("Start a guide from this", "从这里新建指南"),
+    "au_helpfulness": ("Helpfulness by guide", "各指南的有用程度"),
+    "au_no_feedback": ("No feedback yet.", "还没有反馈。"),
+    "au_over_time": ("Feedback over time", "反馈随时间变化"),
+    "au_off": ("Recording is switched off on this server (KB_RECORDING=0).", "本服务器已关闭记录（KB_RECORDING=0）。"),
+    "au_guide": ("guide", "指南"), "au_answers": ("answers", "回答数"), "au_rate": ("helpful", "有用比例"), "au_comments": ("recent comments", "最近评论"),
+    "au_yes": ("helpful", "有用"), "au_no": ("not helpful", "没用"),
+    "env_none": ("No environment report recognised in this text.", "未能识别出环境报告。"),
+    "env_badge": ("env", "环境"),
     "bad_done": ("Some ticked items in the link do not exist in this guide and were ignored.", "链接中有些勾选项不属于本指南，已忽略。"),
 }
 

@@ -108,3 +108,12 @@ def test_markdown_export_has_the_checklist_state():
     assert "- [ ] Are all three FlashInfer" in md
     at = app(guide=SEED1, done="vllm-version")
     assert at.get("download_button")
+
+
+def test_every_ui_label_in_both_languages():
+    import string
+    from components.i18n import UI
+    fields = lambda s: sorted(f for _, f, _, _ in string.Formatter().parse(s) if f)  # noqa: E731
+    for key, (en, zh) in UI.items():
+        assert en.strip() and zh.strip(), key
+        assert fields(en) == fields(zh), key
