@@ -4,15 +4,18 @@ verified with their RE2 patterns (compiled on first use)."""
 from __future__ import annotations
 
 import math
+import pickle
 import re
+import zlib
 from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import ahocorasick
 import re2
 
-from kb.load import Loaded, Problem, load_guides
+from kb.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
 from kb.signature import Compiled, TemplateError, compile_regex, compile_template
 from schema.models import Guide
 
@@ -48,9 +51,70 @@ class Pattern:
         return state
 
 
+class GuideStore(Mapping):
+    """The served guides by id: a read-only mapping in load order.
+
+    A guide that comes from the on-disk index cache (kb/cache.py) or from a worker process
+    stays encoded (compressed JSON of exactly the fields its file set) until it is first
+    used, and is kept once decoded: a cached index of 10,000 guides loads in a fraction
+    of a second, and a paste touches only the few guides it matches.
+    """
+
+    __slots__ = ("_blobs", "_guides", "components")
+
+    def __init__(self, guides: dict[str, Guide] | None = None, blobs: dict[str, bytes] | None = None,
+                 components: dict[str, str] | None = None):
+        self._guides: dict[str, Guide] = dict(guides or {})
+        # every id, in order; the encoded guide, or None while only the decoded one exists
+        self._blobs: dict[str, bytes | None] = dict(blobs) if blobs is not None else dict.fromkeys(self._guides)
+        # id -> component, without decoding anything (e.g. "other guides of this component")
+        self.components: dict[str, str] = dict(components) if components is not None else {
+            gid: g.component for gid, g in self._guides.items()}
+
+    def __getitem__(self, gid: str) -> Guide:
+        g = self._guides.get(gid)
+        if g is None:
+            g = self._guides[gid] = decode_guide(self._blobs[gid])
+        return g
+
+    def __contains__(self, gid: object) -> bool:
+        return gid in self._blobs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    def __repr__(self) -> str:
+        return f"GuideStore({len(self)} guides, {len(self._guides)} decoded)"
+
+    def __getstate__(self):
+        blobs = {gid: blob if blob is not None else encode_guide(self._guides[gid]) for gid, blob in self._blobs.items()}
+        return blobs, self.components
+
+    def __setstate__(self, state):
+        self._blobs, self.components = state
+        self._guides = {}
+
+
+def encode_guide(g: Guide) -> bytes:
+    """JSON of the fields the file set (so that decoding gives an equal guide with the same
+    fields set); pickle where JSON cannot carry a value."""
+    try:
+        return b"j" + zlib.compress(g.model_dump_json(exclude_unset=True).encode("utf-8"), 1)
+    except (ValueError, TypeError, UnicodeError):
+        return b"p" + zlib.compress(pickle.dumps(g, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def decode_guide(blob: bytes) -> Guide:
+    data = zlib.decompress(blob[1:])
+    return Guide.model_validate_json(data) if blob[:1] == b"j" else pickle.loads(data)
+
+
 @dataclass
 class Index:
-    guides: dict[str, Guide]
+    guides: Mapping[str, Guide]  # a GuideStore
     patterns: list[Pattern]
     automaton: ahocorasick.Automaton | None
     problems: list[Problem]
@@ -68,7 +132,7 @@ class Index:
         n = len(self.doc_len) or 1
         scores: Counter[str] = Counter()
         for term in set(query):
-            plist = self.postings.get(term)
+            plist = self._plist(term)
             if not plist:
                 continue
             idf = math.log(1 + (n - len(plist) + 0.5) / (len(plist) + 0.5))
@@ -76,6 +140,47 @@ class Index:
                 dl = self.doc_len[gid]
                 scores[gid] += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / self.avg_len))
         return [(g, s) for g, s in scores.most_common(k + len(exclude)) if g not in exclude][:k]
+
+
+    # Pickling (kb/cache.py): postings travel as two integer arrays per term and are turned
+    # back into lists only for the terms a query uses (or all of them, when .postings is
+    # read); paths travel as strings. A cached index then loads in a fraction of a second.
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        if "postings" in state:
+            state["_packed"] = _pack_postings(state.pop("postings"), list(self.doc_len))
+        state["paths"] = {k: str(v) for k, v in self.paths.items()}
+        return state
+
+    def __setstate__(self, state):
+        state["paths"] = {k: Path(v) for k, v in state["paths"].items()}
+        self.__dict__.update(state)
+
+    def __getattr__(self, name):
+        packed = self.__dict__.get("_packed")
+        if name == "postings" and packed is not None:
+            self.postings = {term: _unpack(packed[0], *arrays) for term, arrays in packed[1].items()}
+            return self.postings
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _plist(self, term: str) -> list[tuple[str, int]] | None:
+        if "postings" in self.__dict__:
+            return self.postings.get(term)
+        ids, terms = self.__dict__["_packed"]
+        arrays = terms.get(term)
+        return _unpack(ids, *arrays) if arrays is not None else None
+
+
+def _pack_postings(postings: dict[str, list[tuple[str, int]]], ids: list[str]):
+    from array import array
+    pos = {gid: i for i, gid in enumerate(ids)}
+    return ids, {term: (array("I", [pos[g] for g, _ in plist]).tobytes(), array("I", [tf for _, tf in plist]).tobytes())
+                 for term, plist in postings.items()}
+
+
+def _unpack(ids: list[str], docs: bytes, tfs: bytes) -> list[tuple[str, int]]:
+    from array import array
+    return [(ids[d], tf) for d, tf in zip(array("I", docs), array("I", tfs))]
 
 
 def _doc_text(g: Guide) -> str:
@@ -106,19 +211,36 @@ def compile_guide(g: Guide) -> tuple[list[Pattern], list[str]]:
     return out, errors
 
 
+def _prepared(g: Guide) -> tuple[list[Pattern], list[str], Counter]:
+    pats, errors = compile_guide(g)
+    return pats, errors, Counter(tokens(_doc_text(g)))
+
+
 def build_index(loaded: Loaded) -> Index:
-    problems = list(loaded.problems)
+    preps = [(g.id, *_prepared(g)) for g in loaded.guides]
+    return _assemble(preps, loaded.problems, loaded.paths, {g.id: g for g in loaded.guides}, None)
+
+
+def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guides_in: dict[str, Guide] | None,
+              blobs_in: dict[str, bytes] | None, components_in: dict[str, str] | None = None) -> Index:
+    """The index over prepared guides: (id, patterns, compile errors, token counts) each."""
+    problems = list(problems_in)
     patterns: list[Pattern] = []
-    guides: dict[str, Guide] = {}
-    for g in loaded.guides:
-        pats, errors = compile_guide(g)
+    kept: list[str] = []
+    docs: dict[str, Counter] = {}
+    for gid, pats, errors, toks in preps:
         for e in errors:
-            problems.append(Problem(str(loaded.paths.get(g.id, g.id)), None, e.split(":")[0], e.split(": ", 1)[-1]))
+            problems.append(Problem(str(paths_in.get(gid, gid)), None, e.split(":")[0], e.split(": ", 1)[-1]))
         if not any(p.ctx == -1 for p in pats):
-            problems.append(Problem(str(loaded.paths.get(g.id, g.id)), None, "signatures", "no usable signature; the guide is not served"))
+            problems.append(Problem(str(paths_in.get(gid, gid)), None, "signatures", "no usable signature; the guide is not served"))
             continue
-        guides[g.id] = g
+        kept.append(gid)
+        docs[gid] = toks
         patterns.extend(pats)
+    if blobs_in is not None:
+        guides = GuideStore(blobs={gid: blobs_in[gid] for gid in kept}, components={gid: components_in[gid] for gid in kept})
+    else:
+        guides = GuideStore({gid: guides_in[gid] for gid in kept})
     contexts: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, p in enumerate(patterns):
         if p.ctx >= 0:
@@ -134,15 +256,42 @@ def build_index(loaded: Loaded) -> Index:
         automaton.make_automaton()
     postings: dict[str, list[tuple[str, int]]] = defaultdict(list)
     doc_len: dict[str, int] = {}
-    for gid, g in guides.items():
-        toks = tokens(_doc_text(g))
-        doc_len[gid] = len(toks) or 1
-        for term, tf in Counter(toks).items():
+    for gid in kept:
+        toks = docs[gid]
+        doc_len[gid] = sum(toks.values()) or 1
+        for term, tf in toks.items():
             postings[term].append((gid, tf))
     avg = sum(doc_len.values()) / len(doc_len) if doc_len else 1.0
-    return Index(guides, patterns, automaton, problems, {k: v for k, v in loaded.paths.items() if k in guides},
+    return Index(guides, patterns, automaton, problems, {k: v for k, v in paths_in.items() if k in guides},
                  dict(postings), doc_len, avg, dict(contexts))
 
 
+@dataclass(frozen=True)
+class _Light:
+    """What a worker sends back for one guide: what the checks across files and the index need."""
+
+    id: str
+    component: str
+    related: tuple[str, ...]
+    blob: bytes
+    patterns: list[Pattern]
+    errors: list[str]
+    toks: Counter
+
+
+def _light(g: Guide) -> _Light:
+    return _Light(g.id, g.component, tuple(g.related), encode_guide(g), *_prepared(g))
+
+
 def load_index(root: Path | str | None = None) -> Index:
-    return build_index(load_guides(root))
+    root = Path(root) if root else GUIDES_DIR
+    base = root if root.is_dir() else root.parent
+    files = guide_files(root)
+    from kb.load import _workers
+    if _workers(len(files)) <= 1:
+        return build_index(load_guides(root))
+    # A large base: worker processes read, validate, compile and encode each guide; this
+    # process never holds the decoded guides (the same index as build_index(load_guides())).
+    lights, paths, problems = check_guides(root, base, files, read_many(files, base, _light))
+    preps = [(x.id, x.patterns, x.errors, x.toks) for x in lights]
+    return _assemble(preps, problems, paths, None, {x.id: x.blob for x in lights}, {x.id: x.component for x in lights})

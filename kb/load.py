@@ -21,6 +21,7 @@ except AttributeError:  # pragma: no cover - PyYAML without libyaml
     _Base = yaml.SafeLoader
 
 MAX_FILE_BYTES = int(os.environ.get("KB_MAX_GUIDE_BYTES", 1_000_000))
+MAX_PROBLEMS = 50  # reported per file
 GUIDES_DIR = Path(__file__).resolve().parent.parent / "guides"
 
 
@@ -37,13 +38,21 @@ class Problem:
 
 
 class _Loader(_Base):
-    pass
+    def construct_object(self, node, deep=False):
+        # A scalar Python cannot hold (an integer of 5,000 digits, the 45th of month 13) is the
+        # file's problem, reported at its line, never an exception out of the loader.
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise yaml.constructor.ConstructorError(None, None, f"cannot read this value: {exc}", node.start_mark) from None
 
 
 def _no_duplicates(loader: _Loader, node: yaml.MappingNode, deep: bool = False):
     seen: dict = {}
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
+        if isinstance(key, (list, dict, set)):
+            raise yaml.constructor.ConstructorError(None, None, "a mapping key must be a plain value", key_node.start_mark)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r} (first at line {seen[key] + 1})", key_node.start_mark)
@@ -77,6 +86,84 @@ def _has_alias(text: str) -> yaml.Mark | None:
     return None
 
 
+# The fast route, for the common file: plain mappings, sequences and scalars of the safe
+# types, no anchor, no alias, no tag. It builds exactly what the exact route below builds;
+# anything else (an error, a duplicate key, a tag, a merge key, an anchor) falls back to
+# that route, which decides and words it.
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_SAFE_SCALARS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "timestamp"))
+
+
+class _Slow(Exception):
+    pass
+
+
+def _construct_plain(loader: _Loader, node: yaml.Node):
+    # For a file without '&': it can hold no anchor, so no alias either.
+    kind = type(node)
+    if kind is yaml.ScalarNode:
+        if node.tag == _STR:
+            return node.value
+        if node.tag in _SAFE_SCALARS:
+            return loader.construct_object(node)
+    elif kind is yaml.MappingNode and node.tag == _MAP:
+        out: dict = {}
+        for key_node, value_node in node.value:
+            if type(key_node) is not yaml.ScalarNode or key_node.tag != _STR or key_node.value in out:
+                raise _Slow
+            out[key_node.value] = _construct_plain(loader, value_node)
+        return out
+    elif kind is yaml.SequenceNode and node.tag == _SEQ:
+        return [_construct_plain(loader, n) for n in node.value]
+    raise _Slow
+
+
+def _construct_fast(loader: _Loader, node: yaml.Node, text: str | None, seen: set[int]):
+    # `text` is given when the file has an '&': a node starting with '&' (an anchor) or '!'
+    # (a tag, perhaps before an anchor) then sends the file to the exact route.
+    if text is not None and text[node.start_mark.index:node.start_mark.index + 1] in ("&", "!"):
+        raise _Slow
+    if id(node) in seen:  # the same node twice: an alias
+        raise _Slow
+    kind = type(node)
+    if kind is yaml.ScalarNode:
+        if node.tag == _STR:
+            return node.value
+        if node.tag in _SAFE_SCALARS:
+            return loader.construct_object(node)
+    elif kind is yaml.SequenceNode and node.tag == _SEQ:
+        seen.add(id(node))
+        return [_construct_fast(loader, n, text, seen) for n in node.value]
+    elif kind is yaml.MappingNode and node.tag == _MAP:
+        seen.add(id(node))
+        out: dict = {}
+        for key_node, value_node in node.value:
+            if type(key_node) is not yaml.ScalarNode or key_node.tag != _STR or key_node.value in out:
+                raise _Slow
+            if text is not None and text[key_node.start_mark.index:key_node.start_mark.index + 1] in ("&", "!"):
+                raise _Slow
+            out[key_node.value] = _construct_fast(loader, value_node, text, seen)
+        return out
+    raise _Slow
+
+
+def _compose_fast(text: str):
+    """(node, data) when the fast route applies, else None."""
+    if text.startswith("\ufeff"):  # positions would be off by one: the check on '&' needs them
+        return None
+    try:
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None, None
+            return node, (_construct_fast(loader, node, text, set()) if "&" in text else _construct_plain(loader, node))
+        finally:
+            loader.dispose()
+    except Exception:  # noqa: BLE001 - the exact route below reports it
+        return None
+
+
 def read_guide(path: Path, root: Path | None = None) -> tuple[Guide | None, list[Problem]]:
     """One guide file: the validated guide, or the problems that stop it loading."""
     shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
@@ -84,26 +171,35 @@ def read_guide(path: Path, root: Path | None = None) -> tuple[Guide | None, list
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             return None, [Problem(shown, None, None, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
-        raw = path.read_bytes()
+        with path.open("rb") as f:  # never more than the limit, whatever the size said
+            raw = f.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            return None, [Problem(shown, None, None, f"file is over {MAX_FILE_BYTES:,} bytes, the limit")]
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, [Problem(shown, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")]
     except OSError as exc:
         return None, [Problem(shown, None, None, f"cannot read: {exc.strerror}")]
     try:
-        mark = _has_alias(text)
-        if mark is not None:
-            return None, [Problem(shown, mark.line + 1, None, "YAML anchors and aliases are not allowed in guides")]
-        loader = _Loader(text)
-        try:
-            node = loader.get_single_node()
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
+        fast = _compose_fast(text)
+        if fast is not None:
+            node, data = fast
+        else:
+            mark = _has_alias(text)
+            if mark is not None:
+                return None, [Problem(shown, mark.line + 1, None, "YAML anchors and aliases are not allowed in guides")]
+            loader = _Loader(text)
+            try:
+                node = loader.get_single_node()
+                data = loader.construct_document(node) if node is not None else None
+            finally:
+                loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         msg = " ".join(str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x) or str(exc)
-        if "could not determine a constructor" in msg:
+        if "tag:yaml.org,2002:merge" in msg:
+            msg = "YAML merge keys (<<) are not allowed"
+        elif "could not determine a constructor" in msg:
             msg = "YAML tags that build objects are not allowed (" + msg + ")"
         return None, [Problem(shown, mark.line + 1 if mark else None, None, msg)]
     except RecursionError:
@@ -114,10 +210,13 @@ def read_guide(path: Path, root: Path | None = None) -> tuple[Guide | None, list
         guide = Guide.model_validate(data)
     except ValidationError as exc:
         problems = []
-        for err in exc.errors():
+        errors = exc.errors()
+        for err in errors[:MAX_PROBLEMS]:  # a file of 70,000 unknown keys is one problem, not 70,000
             loc = tuple(p for p in err["loc"])
             field = ".".join(str(p) for p in loc) or None
             problems.append(Problem(shown, _line_of(node, loc), field, err["msg"]))
+        if len(errors) > MAX_PROBLEMS:
+            problems.append(Problem(shown, None, None, f"… and {len(errors) - MAX_PROBLEMS:,} more problems"))
         return None, problems
     return guide, []
 
@@ -135,19 +234,74 @@ class Loaded:
     problems: list[Problem]
 
 
-def load_guides(root: Path | str | None = None) -> Loaded:
-    """Every guide under root; a broken file is reported and skipped, the others load."""
-    root = Path(root) if root else GUIDES_DIR
-    base = root if root.is_dir() else root.parent
-    guides: list[Guide] = []
+def _shown(path: Path, base: Path) -> str:
+    return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
+
+
+def _read_one(path: Path, base: Path, transform=None):
+    try:
+        guide, probs = read_guide(path, base)
+    except Exception as exc:  # noqa: BLE001 - one bad file never stops the others loading
+        guide, probs = None, [Problem(_shown(path, base), None, None, f"cannot be loaded: {type(exc).__name__}: {str(exc)[:200]}")]
+    if guide is not None and transform is not None:
+        guide = transform(guide)
+    return guide, probs
+
+
+def _read_chunk(args):
+    paths, base, transform = args
+    return [_read_one(p, base, transform) for p in paths]
+
+
+# Above this many files they are read by a pool of processes (one per core, at most 4):
+# parsing YAML is CPU-bound. KB_LOAD_WORKERS=1 reads them in this process.
+PARALLEL_MIN_FILES = 400
+
+
+def _workers(n_files: int) -> int:
+    env = os.environ.get("KB_LOAD_WORKERS")
+    if env is not None:
+        return max(1, int(env))
+    if n_files < PARALLEL_MIN_FILES:
+        return 1
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
+
+
+def read_many(files: list[Path], base: Path, transform=None) -> list[tuple[object, list[Problem]]]:
+    """read_guide for each file, in order; `transform` (a module-level function) maps each
+    valid guide to what is returned in its place, in the worker that read it."""
+    import gc
+    workers = _workers(len(files))
+    was_enabled = gc.isenabled()
+    gc.disable()  # many long-lived objects at once: collecting on the way only costs time
+    try:
+        if workers <= 1:
+            return [_read_one(p, base, transform) for p in files]
+        import multiprocessing
+        import threading
+        from concurrent.futures import ProcessPoolExecutor
+        # fork is cheap, but only safe while this process runs a single thread.
+        ctx = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
+        size = max(8, len(files) // (workers * 8))
+        chunks = [(files[i:i + size], base, transform) for i in range(0, len(files), size)]
+        with ProcessPoolExecutor(workers, mp_context=ctx) as ex:
+            return [r for part in ex.map(_read_chunk, chunks) for r in part]
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def check_guides(root: Path, base: Path, files: list[Path], results) -> tuple[list, dict[str, Path], list[Problem]]:
+    """The checks across files (id and file name, duplicate ids, folders, related ids) over
+    read results; each kept item only needs .id, .component and .related."""
+    guides: list = []
     paths: dict[str, Path] = {}
     problems: list[Problem] = []
-    for path in guide_files(root):
-        guide, probs = read_guide(path, base)
+    for path, (guide, probs) in zip(files, results):
         problems.extend(probs)
         if guide is None:
             continue
-        shown = str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
+        shown = _shown(path, base)
         if guide.id != path.stem:
             problems.append(Problem(shown, 1, "id", f"id {guide.id!r} differs from the file name {path.stem!r}"))
             continue
@@ -163,4 +317,12 @@ def load_guides(root: Path | str | None = None) -> Loaded:
         for rel in g.related:
             if rel not in known:
                 problems.append(Problem(str(paths[g.id].relative_to(base)), None, "related", f"unknown guide id {rel!r}"))
-    return Loaded(guides, paths, problems)
+    return guides, paths, problems
+
+
+def load_guides(root: Path | str | None = None) -> Loaded:
+    """Every guide under root; a broken file is reported and skipped, the others load."""
+    root = Path(root) if root else GUIDES_DIR
+    base = root if root.is_dir() else root.parent
+    files = guide_files(root)
+    return Loaded(*check_guides(root, base, files, read_many(files, base)))

@@ -63,21 +63,67 @@ class Result:
         return [m for m in self.matches if m.confidence == "match"]
 
 
+_WINDOW_OK: dict[str, bool] = {}
+
+
+def _window_ok(pattern: str) -> bool:
+    """Whether searching a window of whole lines cut out of the paste finds what searching
+    the paste between the same bounds finds: true unless the pattern pins the start or the
+    end of the whole text (an unescaped ^ or $ outside a class, \\A, \\z). Word boundaries
+    agree, since a window starts and ends at line boundaries."""
+    ok = _WINDOW_OK.get(pattern)
+    if ok is None:
+        ok, i, in_class = True, 0, False
+        while i < len(pattern):
+            c = pattern[i]
+            if c == "\\":
+                if pattern[i + 1:i + 2] in ("A", "z"):
+                    ok = False
+                i += 2
+                continue
+            if in_class:
+                in_class = c != "]"
+            elif c == "[":
+                in_class = True
+                i += 1
+                if pattern[i:i + 1] == "^":
+                    i += 1
+                if pattern[i:i + 1] == "]":  # a leading ] is a literal
+                    i += 1
+                continue
+            elif c in "^$":
+                ok = False
+            i += 1
+        _WINDOW_OK[pattern] = ok
+    return ok
+
+
 def _verify(p: Pattern, paste: Paste, line_ids: list[int]) -> Evidence | None:
     first: list[Span] | None = None
     count = 0
     n = p.compiled.nlines
+    # The RE2 binding converts the whole subject to UTF-8 at every call: searching a window
+    # of a few lines, not the whole paste between bounds, keeps verification independent of
+    # the paste's length.
+    window = _window_ok(p.compiled.pattern)
     for li in line_ids:
         # One extra line each side: terminals and issue trackers wrap long error lines.
         lo, hi = max(0, li - n), min(len(paste.lines), li + n + 1)
         base = paste.starts[lo]
         end = paste.starts[hi - 1] + len(paste.lines[hi - 1].text)
-        m = p.regex.search(paste.text, base, end)
-        if m is None:
-            continue
+        if window:
+            m = p.regex.search(paste.text[base:end])
+            if m is None:
+                continue
+            start, stop = base + m.start(), base + m.end()
+        else:
+            m = p.regex.search(paste.text, base, end)
+            if m is None:
+                continue
+            start, stop = m.start(), m.end()
         count += 1
         if first is None:
-            first = _spans(paste, m.start(), m.end())
+            first = _spans(paste, start, stop)
     return Evidence(p, first, count) if first else None
 
 
