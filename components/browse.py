@@ -1,64 +1,68 @@
-"""All guides, searchable by text and filterable by component, tag, hardware and status."""
+"""All guides, searchable by text and filterable by component, tag, hardware and status.
+
+Works on the index's per-guide rows (kb.index.GuideMeta), so listing ten thousand guides
+decodes none of them; a page shows PAGE_SIZE rows at a time.
+"""
 from __future__ import annotations
+
+import math
 
 import streamlit as st
 
 from components.i18n import lang, t
 from components.markup import esc, label
 from components.state import get_index
-from kb.render import text
-from schema.models import Guide
+from kb.index import GuideMeta
 
 STATUSES = ("fixed", "workaround", "unresolved")
+PAGE_SIZE = 50
 
 
-def _haystack(g: Guide) -> str:
-    parts = [g.id, g.component, " ".join(g.tags), g.title.en or "", g.title.zh or "", g.summary.en or "", g.summary.zh or ""]
-    parts += [s.template or s.anchor or "" for s in g.signatures]
-    return " ".join(parts).lower()
+def _hardware(m: GuideMeta) -> list[str]:
+    return [f"SM{cc.replace('.', '')}" for cc in m.compute_capability]
 
 
-def _hardware(g: Guide) -> list[str]:
-    hw = g.applies_to.hardware
-    return [f"SM{cc.replace('.', '')}" for cc in hw.compute_capability] if hw else []
-
-
-def filter_guides(guides: list[Guide], query: str, components: list[str], tags: list[str], hardware: list[str], statuses: list[str]) -> list[Guide]:
+def filter_guides(rows: dict[str, GuideMeta], query: str, components: list[str], tags: list[str], hardware: list[str],
+                  statuses: list[str]) -> list[str]:
+    """Ids of the guides that fit, ordered by component then id."""
     words = [w for w in query.lower().split() if w]
     out = []
-    for g in guides:
-        hay = _haystack(g)
-        if words and not all(w in hay for w in words):
+    for gid, m in rows.items():
+        if words and not all(w in m.search for w in words):
             continue
-        if components and g.component not in components:
+        if components and m.component not in components:
             continue
-        if tags and not set(tags) & set(g.tags):
+        if tags and not set(tags) & set(m.tags):
             continue
-        if hardware and not set(hardware) & set(_hardware(g)):
+        if hardware and not set(hardware) & set(_hardware(m)):
             continue
-        if statuses and g.status not in statuses:
+        if statuses and m.status not in statuses:
             continue
-        out.append(g)
-    return out
+        out.append(gid)
+    return sorted(out, key=lambda gid: (rows[gid].component, gid))
 
 
 def guide_list(key_prefix: str = "browse") -> None:
-    index = get_index()
-    guides = sorted(index.guides.values(), key=lambda g: (g.component, g.id))
+    rows = get_index().guides.meta
     query = st.text_input(t("search"), key=f"{key_prefix}_q", placeholder=t("search_placeholder"), max_chars=200)
     cols = st.columns(4)
-    comps = cols[0].multiselect(t("component"), sorted({g.component for g in guides}), key=f"{key_prefix}_component")
-    tags = cols[1].multiselect(t("tag"), sorted({x for g in guides for x in g.tags}), key=f"{key_prefix}_tag")
-    hw = cols[2].multiselect(t("hardware"), sorted({x for g in guides for x in _hardware(g)}), key=f"{key_prefix}_hardware")
+    comps = cols[0].multiselect(t("component"), sorted({m.component for m in rows.values()}), key=f"{key_prefix}_component")
+    tags = cols[1].multiselect(t("tag"), sorted({x for m in rows.values() for x in m.tags}), key=f"{key_prefix}_tag")
+    hw = cols[2].multiselect(t("hardware"), sorted({x for m in rows.values() for x in _hardware(m)}), key=f"{key_prefix}_hardware")
     sts = cols[3].multiselect(t("status"), STATUSES, format_func=t, key=f"{key_prefix}_status")
-    shown = filter_guides(guides, query or "", comps, tags, hw, sts)
+    shown = filter_guides(rows, query or "", comps, tags, hw, sts)
     st.caption(t("guides_count", n=len(shown)))
     if not shown:
         st.info(t("no_guides"))
-    for g in shown:
+        return
+    pages = math.ceil(len(shown) / PAGE_SIZE)
+    page_no = st.number_input(t("page"), 1, pages, 1, key=f"{key_prefix}_page") if pages > 1 else 1
+    for gid in shown[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]:
+        m = rows[gid]
         with st.container(border=True):
-            st.page_link(st.session_state["_home_page"], label=label(text(g.title, lang())), query_params=_params(g.id))
-            st.caption(f"{esc(g.component)} · {esc(t(g.status))} · `{g.id}`" + (" · " + esc(", ".join(_hardware(g))) if _hardware(g) else ""))
+            title = m.title_zh if lang() == "zh" else m.title_en
+            st.page_link(st.session_state["_home_page"], label=label(title), query_params=_params(gid))
+            st.caption(f"{esc(m.component)} · {esc(t(m.status))} · `{gid}`" + (" · " + esc(", ".join(_hardware(m))) if _hardware(m) else ""))
 
 
 def _params(gid: str) -> dict[str, str]:

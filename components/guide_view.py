@@ -150,12 +150,14 @@ def _links(g: Guide) -> None:
         st.subheader(t("references"), anchor=False)
         st.markdown("\n".join(f"- [{esc(r.ref)}]({r.url})" + (f" — {esc(r.title)}" if r.title else "") if r.url else f"- {esc(r.ref)}" for r in g.references))
     related = [r for r in g.related if r in index.guides]
-    same = sorted(x for x, o in index.guides.items() if o.component == g.component and x != g.id and x not in related)[:10]
+    # From the index's rows, not the guides: a page must not decode the whole knowledge base.
+    same = sorted(x for x, m in index.guides.meta.items() if m.component == g.component and x != g.id and x not in related)[:10]
     for heading, ids in ((t("related"), related), (t("same_component", component=g.component), same)):
         if ids:
             st.subheader(heading, anchor=False)
             for rid in ids:
-                if st.button(label(text(index.guides[rid].title, lang())), key=f"goto:{heading[:8]}:{rid}", type="tertiary"):
+                meta = index.guides.meta[rid]
+                if st.button(label(meta.title_zh if lang() == "zh" else meta.title_en), key=f"goto:{heading[:8]}:{rid}", type="tertiary"):
                     open_guide(rid)
                     st.rerun()
     st.caption(f"{t('last_reviewed')}: {g.last_reviewed.isoformat()} · `{g.id}`")

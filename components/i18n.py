@@ -69,6 +69,7 @@ UI: dict[str, tuple[str, str]] = {
     "search_placeholder": ("error text, id, keyword…", "报错文本、id、关键词……"),
     "component": ("Component", "组件"),
     "tag": ("Tag", "标签"),
+    "page": ("Page", "页"),
     "guides_count": ("{n} guides", "共 {n} 篇指南"),
     "no_guides": ("No guide fits these filters.", "没有符合筛选条件的指南。"),
     "last_reviewed": ("Last reviewed", "最近审核"),

@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import ahocorasick
 import re2
@@ -51,6 +52,26 @@ class Pattern:
         return state
 
 
+class GuideMeta(NamedTuple):
+    """A guide's row in lists: enough to search, filter and link without decoding it."""
+
+    component: str
+    status: str
+    tags: tuple[str, ...]
+    compute_capability: tuple[str, ...]
+    title_en: str
+    title_zh: str
+    search: str  # lower-case text a search box looks in
+
+
+def guide_meta(g: Guide) -> GuideMeta:
+    hw = g.applies_to.hardware
+    search = " ".join([g.id, g.component, *g.tags, g.title.en or "", g.title.zh or "", g.summary.en or "", g.summary.zh or "",
+                       *(s.template or s.anchor or "" for s in g.signatures)]).lower()
+    return GuideMeta(g.component, g.status, tuple(g.tags), tuple(hw.compute_capability) if hw else (),
+                     g.title.en or g.title.zh or g.id, g.title.zh or g.title.en or g.id, search)
+
+
 class GuideStore(Mapping):
     """The served guides by id: a read-only mapping in load order.
 
@@ -60,16 +81,20 @@ class GuideStore(Mapping):
     of a second, and a paste touches only the few guides it matches.
     """
 
-    __slots__ = ("_blobs", "_guides", "components")
+    __slots__ = ("_blobs", "_guides", "meta")
 
     def __init__(self, guides: dict[str, Guide] | None = None, blobs: dict[str, bytes] | None = None,
-                 components: dict[str, str] | None = None):
+                 meta: dict[str, "GuideMeta"] | None = None):
         self._guides: dict[str, Guide] = dict(guides or {})
         # every id, in order; the encoded guide, or None while only the decoded one exists
         self._blobs: dict[str, bytes | None] = dict(blobs) if blobs is not None else dict.fromkeys(self._guides)
-        # id -> component, without decoding anything (e.g. "other guides of this component")
-        self.components: dict[str, str] = dict(components) if components is not None else {
-            gid: g.component for gid, g in self._guides.items()}
+        # what lists and filters show, without decoding any guide (Browse, "other guides of this component")
+        self.meta: dict[str, GuideMeta] = dict(meta) if meta is not None else {
+            gid: guide_meta(g) for gid, g in self._guides.items()}
+
+    @property
+    def components(self) -> dict[str, str]:
+        return {gid: m.component for gid, m in self.meta.items()}
 
     def __getitem__(self, gid: str) -> Guide:
         g = self._guides.get(gid)
@@ -91,10 +116,10 @@ class GuideStore(Mapping):
 
     def __getstate__(self):
         blobs = {gid: blob if blob is not None else encode_guide(self._guides[gid]) for gid, blob in self._blobs.items()}
-        return blobs, self.components
+        return blobs, self.meta
 
     def __setstate__(self, state):
-        self._blobs, self.components = state
+        self._blobs, self.meta = state
         self._guides = {}
 
 
@@ -222,7 +247,7 @@ def build_index(loaded: Loaded) -> Index:
 
 
 def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guides_in: dict[str, Guide] | None,
-              blobs_in: dict[str, bytes] | None, components_in: dict[str, str] | None = None) -> Index:
+              blobs_in: dict[str, bytes] | None, meta_in: dict[str, GuideMeta] | None = None) -> Index:
     """The index over prepared guides: (id, patterns, compile errors, token counts) each."""
     problems = list(problems_in)
     patterns: list[Pattern] = []
@@ -238,7 +263,7 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
         docs[gid] = toks
         patterns.extend(pats)
     if blobs_in is not None:
-        guides = GuideStore(blobs={gid: blobs_in[gid] for gid in kept}, components={gid: components_in[gid] for gid in kept})
+        guides = GuideStore(blobs={gid: blobs_in[gid] for gid in kept}, meta={gid: meta_in[gid] for gid in kept})
     else:
         guides = GuideStore({gid: guides_in[gid] for gid in kept})
     contexts: dict[tuple[str, str], list[int]] = defaultdict(list)
@@ -273,6 +298,7 @@ class _Light:
     id: str
     component: str
     related: tuple[str, ...]
+    meta: GuideMeta
     blob: bytes
     patterns: list[Pattern]
     errors: list[str]
@@ -280,7 +306,7 @@ class _Light:
 
 
 def _light(g: Guide) -> _Light:
-    return _Light(g.id, g.component, tuple(g.related), encode_guide(g), *_prepared(g))
+    return _Light(g.id, g.component, tuple(g.related), guide_meta(g), encode_guide(g), *_prepared(g))
 
 
 def load_index(root: Path | str | None = None) -> Index:
@@ -294,4 +320,4 @@ def load_index(root: Path | str | None = None) -> Index:
     # process never holds the decoded guides (the same index as build_index(load_guides())).
     lights, paths, problems = check_guides(root, base, files, read_many(files, base, _light))
     preps = [(x.id, x.patterns, x.errors, x.toks) for x in lights]
-    return _assemble(preps, problems, paths, None, {x.id: x.blob for x in lights}, {x.id: x.component for x in lights})
+    return _assemble(preps, problems, paths, None, {x.id: x.blob for x in lights}, {x.id: x.meta for x in lights})

@@ -92,10 +92,13 @@ def test_unknown_guide_is_a_friendly_page():
 def test_browse_filters():
     from components.browse import filter_guides
     from kb.index import load_index
-    guides = list(load_index().guides.values())
-    assert [g.id for g in filter_guides(guides, "no common block size", [], [], [], [])] == [SEED1]
-    assert all(g.status == "unresolved" for g in filter_guides(guides, "", [], [], [], ["unresolved"]))
-    assert SEED1 in [g.id for g in filter_guides(guides, "", ["vllm"], [], ["SM120"], [])]
+    rows = load_index().guides.meta
+    assert filter_guides(rows, "no common block size", [], [], [], []) == [SEED1]
+    assert filter_guides(rows, "稀疏 mla 解码 sm120", [], [], [], []) == [SEED1]  # Chinese titles are searched too
+    unresolved = filter_guides(rows, "", [], [], [], ["unresolved"])
+    assert unresolved and all(rows[g].status == "unresolved" for g in unresolved)
+    assert SEED1 in filter_guides(rows, "", ["vllm"], [], ["SM120"], [])
+    assert filter_guides(rows, "", ["vllm"], [], ["SM120"], ["fixed"]) == []
 
 
 def test_markdown_export_has_the_checklist_state():
@@ -117,3 +120,19 @@ def test_every_ui_label_in_both_languages():
     for key, (en, zh) in UI.items():
         assert en.strip() and zh.strip(), key
         assert fields(en) == fields(zh), key
+
+
+def test_browse_page_in_both_languages():
+    at = app()
+    at.switch_page("components/pages/browse.py").run()
+    no_crash(at)
+    from kb.index import load_index
+    n = len(load_index().guides)
+    assert f"{n} guides" in texts(at)
+    at.text_input(key="browse_q").input("no common block size").run()
+    links = [p.proto.label for p in at.get("page_link")]
+    assert any(l.startswith("DeepSeek-V4.1 on SM120") for l in links), links
+    at.segmented_control(key="lang").set_value("zh").run()
+    no_crash(at)
+    links = [p.proto.label for p in at.get("page_link")]
+    assert any(l.startswith("SM120 上运行 DeepSeek-V4.1") for l in links), links
