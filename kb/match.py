@@ -151,10 +151,11 @@ def candidates(index: Index, paste: Paste) -> dict[int, list[int]]:
     return found
 
 
-def _score(m: Match, position_rank: int) -> float:
+def _strength(m: Match) -> float:
+    """How strong the evidence is: a longer literal signature and more required context count."""
     if m.confidence != "match":
         return round(min(0.45, 0.2 + 0.05 * m.specificity / 20), 3)
-    s = 0.9 + 0.03 * min(m.n_context, 3) + 0.07 * min(1.0, m.specificity / 100) - 0.1 * position_rank - (0.3 if m.wrapper else 0)
+    s = 0.7 + 0.15 * min(1.0, m.specificity / 80) + 0.05 * min(m.n_context, 3) - (0.2 if m.wrapper else 0)
     return round(max(0.5, min(1.0, s)), 3)
 
 
@@ -193,12 +194,11 @@ def _evidence_key(m: Match) -> tuple:
 
 
 def _rank(matches: list[Match], paste: Paste) -> None:
-    confident = [m for m in matches if m.confidence == "match" and not m.wrapper]
-    lines = sorted({m.first_line for m in confident})
+    # The order is the rule; the score shows the evidence's strength, never above the guide ranked before.
+    matches.sort(key=lambda m: (*_evidence_key(m), m.guide_id))
+    ceiling = 1.0
     for m in matches:
-        rank = lines.index(m.first_line) if m.first_line in lines else len(lines)
-        m.score = _score(m, rank)
-    matches.sort(key=lambda m: (-m.score, m.confidence != "match", m.wrapper, m.first_line, -m.n_context, -m.specificity, m.guide_id))
+        m.score = ceiling = min(_strength(m), ceiling)
     for m in matches:
         ev = m.evidence
         if ev is not None:
