@@ -79,9 +79,16 @@ class Paste:
     lines: list[Line]
     text: str  # the lines' texts joined with "\n"
     starts: list[int]  # offset of each line in `text`
-    errors: list[ErrorLine] = field(default_factory=list)
     truncation: str | None = None  # a note when part of the input was not analysed
     total_chars: int = 0
+    _errors: list[ErrorLine] | None = field(default=None, repr=False)
+
+    @property
+    def errors(self) -> list[ErrorLine]:
+        """Exception lines, found on first use: matching itself never needs them."""
+        if self._errors is None:
+            self._errors = find_errors(self.lines)
+        return self._errors
 
     def line_at(self, offset: int) -> int:
         return bisect_right(self.starts, offset) - 1
@@ -91,26 +98,35 @@ class Paste:
         return not self.text.strip()
 
 
-# One alternation tried once per line: most lines carry no prefix, and a million-line
-# paste must not pay for ten separate attempts on each.
-_ANY_PREFIX = re.compile("|".join(f"(?:{rx.pattern})" for rx in PREFIXES))
+# One alternation, repeated, matched once per line: a line usually carries two or three
+# prefixes ("(Worker pid=1) ERROR 11-29 … [core.py:1] "), and a million-line paste must
+# not pay for a separate attempt per prefix rule and per layer.
+_ANY_PREFIX = re.compile("(?:" + "|".join(f"(?:{rx.pattern[1:]})" for rx in PREFIXES) + "){1,6}")
 
 
 def strip_prefixes(line: str) -> tuple[str, str]:
-    prefix = ""
-    for _ in range(6):
-        m = _ANY_PREFIX.match(line)
-        if not m or m.end() == 0:
-            break
-        prefix += line[: m.end()]
-        line = line[m.end():]
-    return prefix, line
+    m = _ANY_PREFIX.match(line)
+    if not m or not m.end():
+        return "", line
+    return line[: m.end()], line[m.end():]
+
+
+_CONTROL_TABLE = dict.fromkeys([*range(0x00, 0x09), 0x0b, 0x0c, *range(0x0e, 0x20), 0x7f])
 
 
 def clean(text: str) -> str:
+    # Each step is skipped when a cheap test shows it has nothing to do: most pastes
+    # have no escape sequence and no broken UTF-16.
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _ANSI.sub("", text)
-    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    text = text.translate(_CONTROL_TABLE) if text.isascii() else _CONTROL.sub("", text)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 class _Cut(NamedTuple):
@@ -171,7 +187,7 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     cut = _cut(text, limit or MAX_CHARS, max_lines or MAX_LINES)
     text, note = cut.text, cut.note
-    text = _SPACES.sub(" ", normalise_text(clean(text)))
+    text = normalise_text(clean(text))
     # Head lines keep their numbers, the marker line stands for the gap, tail lines keep
     # the numbers they had in the original paste.
     split = cut.head_lines if note else 1 << 62
@@ -182,10 +198,14 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
     long_lines = 0
     for i, raw in enumerate(text.split("\n")):
         m = first_prefix(raw)
-        prefix, body = strip_prefixes(raw) if m and m.end() else ("", raw)
+        prefix, body = (raw[: m.end()], raw[m.end():]) if m and m.end() else ("", raw)
         if len(body) > MAX_LINE:
             body = _shorten(body)
             long_lines += 1
+        # Runs of spaces inside a line (not its indentation) become one, so that a
+        # signature's literal words are found however the program aligned them.
+        if "  " in body and "  " in body.lstrip():
+            body = _SPACES.sub(" ", body)
         body = body.rstrip()
         no = i + 1 if i < split else (cut.marker_no if i == split else i + shift)
         lines.append(Line(no, prefix, body))
@@ -194,10 +214,8 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
         note = ((note + " ") if note else "") + (
             f"{long_lines:,} line(s) longer than {MAX_LINE:,} characters were shortened to their first "
             f"{MAX_LINE // 4:,} and last {MAX_LINE - MAX_LINE // 4:,} characters.")
-    starts = [0, *accumulate(len(b) + 1 for b in parts)][:-1] if parts else []
-    paste = Paste(lines, "\n".join(parts), starts, truncation=note, total_chars=total)
-    paste.errors = find_errors(paste.lines)
-    return paste
+    starts = [0, *accumulate(map((1).__add__, map(len, parts)))][:-1] if parts else []
+    return Paste(lines, "\n".join(parts), starts, truncation=note, total_chars=total)
 
 
 def _shorten(line: str) -> str:

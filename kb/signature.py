@@ -50,6 +50,8 @@ _QUOTE_CHARS = re.compile("[" + "".join(chr(c) for c in QUOTES) + "]")
 
 def normalise_text(text: str) -> str:
     # str.translate with a dict is slow on megabytes of text; most pastes have nothing to translate.
+    if text.isascii():  # no typographic quote or special space can be there
+        return text
     return text.translate(QUOTES) if _QUOTE_CHARS.search(text) else text
 
 
