@@ -96,3 +96,11 @@ def test_eval_cli_refuses_a_broken_cases_file(tmp_path):
     bad.write_text('{"id": "a"}\n')
     proc = subprocess.run([sys.executable, "-m", "kb", "eval", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "bad.jsonl:1" in proc.stderr
+
+
+def test_former_held_out_set_meets_the_targets(index):
+    """The 67 held-out pastes (tests/data/heldout.md) now guard against regressions."""
+    cases = read_cases(DATA / "heldout.jsonl")
+    m = evaluate(index, cases)["methods"]["matcher"]
+    assert m["all"]["top1"] >= 0.95, m["failures"]
+    assert m["all"]["false_match_rate"] <= 0.02, m["failures"]
