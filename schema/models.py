@@ -23,6 +23,9 @@ REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A
 # Raw HTML in prose would be shown verbatim (the app never renders HTML), but a tag
 # in a guide is almost always a mistake or an attack, so it is refused outright.
 _MD = MarkdownIt("commonmark")
+# Markdown makes HTML only from "<" before a letter, "/", "!" or "?", and links only from
+# "](", a "]:" definition or an autolink "<scheme:": text without these is plain.
+_MARKUP_HINT = re.compile(r"<[A-Za-z/!?]|\]\(|\]:")
 MAX_MARKUP = 200
 _MD.validateLink = lambda url: True  # see every link as a renderer would, then judge its scheme here
 
@@ -33,7 +36,7 @@ def _markdown_problem(text: str) -> str | None:
     Parsing is the only reliable way to see what a renderer would see; the cheap test
     first keeps it off the path of the thousands of fields that hold neither.
     """
-    if "<" not in text and "](" not in text and "]:" not in text:
+    if _MARKUP_HINT.search(text) is None:
         return None
     # Markdown's link parsing is quadratic in the brackets of one text: a field of
     # 10,000 "![" takes a second. Prose never needs more than a few.
