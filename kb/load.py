@@ -86,90 +86,12 @@ def _has_alias(text: str) -> yaml.Mark | None:
     return None
 
 
-# The fast route, for the common file: plain mappings, sequences and scalars of the safe
-# types, no anchor, no alias, no tag. It builds exactly what the exact route below builds;
-# anything else (an error, a duplicate key, a tag, a merge key, an anchor) falls back to
-# that route, which decides and words it.
-_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
-_SAFE_SCALARS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "timestamp"))
-
-
 try:
     import yaml_rs as _rs
     _RS_NO_ALIAS = _rs.AliasLimits(max_alias_expansions_per_anchor=0)
 except ImportError:  # pragma: no cover - the exact route alone is correct, only slower
     _rs = None
     _RS_NO_ALIAS = None
-
-
-class _Slow(Exception):
-    pass
-
-
-def _construct_plain(loader: _Loader, node: yaml.Node):
-    # For a file without '&': it can hold no anchor, so no alias either.
-    kind = type(node)
-    if kind is yaml.ScalarNode:
-        if node.tag == _STR:
-            return node.value
-        if node.tag in _SAFE_SCALARS:
-            return loader.construct_object(node)
-    elif kind is yaml.MappingNode and node.tag == _MAP:
-        out: dict = {}
-        for key_node, value_node in node.value:
-            if type(key_node) is not yaml.ScalarNode or key_node.tag != _STR or key_node.value in out:
-                raise _Slow
-            out[key_node.value] = _construct_plain(loader, value_node)
-        return out
-    elif kind is yaml.SequenceNode and node.tag == _SEQ:
-        return [_construct_plain(loader, n) for n in node.value]
-    raise _Slow
-
-
-def _construct_fast(loader: _Loader, node: yaml.Node, text: str | None, seen: set[int]):
-    # `text` is given when the file has an '&': a node starting with '&' (an anchor) or '!'
-    # (a tag, perhaps before an anchor) then sends the file to the exact route.
-    if text is not None and text[node.start_mark.index:node.start_mark.index + 1] in ("&", "!"):
-        raise _Slow
-    if id(node) in seen:  # the same node twice: an alias
-        raise _Slow
-    kind = type(node)
-    if kind is yaml.ScalarNode:
-        if node.tag == _STR:
-            return node.value
-        if node.tag in _SAFE_SCALARS:
-            return loader.construct_object(node)
-    elif kind is yaml.SequenceNode and node.tag == _SEQ:
-        seen.add(id(node))
-        return [_construct_fast(loader, n, text, seen) for n in node.value]
-    elif kind is yaml.MappingNode and node.tag == _MAP:
-        seen.add(id(node))
-        out: dict = {}
-        for key_node, value_node in node.value:
-            if type(key_node) is not yaml.ScalarNode or key_node.tag != _STR or key_node.value in out:
-                raise _Slow
-            if text is not None and text[key_node.start_mark.index:key_node.start_mark.index + 1] in ("&", "!"):
-                raise _Slow
-            out[key_node.value] = _construct_fast(loader, value_node, text, seen)
-        return out
-    raise _Slow
-
-
-def _compose_fast(text: str):
-    """(node, data) when the fast route applies, else None."""
-    if text.startswith("\ufeff"):  # positions would be off by one: the check on '&' needs them
-        return None
-    try:
-        loader = _Loader(text)
-        try:
-            node = loader.get_single_node()
-            if node is None:
-                return None, None
-            return node, (_construct_fast(loader, node, text, set()) if "&" in text else _construct_plain(loader, node))
-        finally:
-            loader.dispose()
-    except Exception:  # noqa: BLE001 - the exact route below reports it
-        return None
 
 
 def _load_rs(text: str) -> dict | None:
@@ -209,20 +131,17 @@ def read_guide(path: Path, root: Path | None = None) -> tuple[Guide | None, list
             return Guide.model_validate(data), []
         except (ValidationError, ValueError, TypeError):
             pass
+    # The exact route: PyYAML's safe loader keeps the node tree, so every problem gets its line.
     try:
-        fast = _compose_fast(text)
-        if fast is not None:
-            node, data = fast
-        else:
-            mark = _has_alias(text)
-            if mark is not None:
-                return None, [Problem(shown, mark.line + 1, None, "YAML anchors and aliases are not allowed in guides")]
-            loader = _Loader(text)
-            try:
-                node = loader.get_single_node()
-                data = loader.construct_document(node) if node is not None else None
-            finally:
-                loader.dispose()
+        mark = _has_alias(text)
+        if mark is not None:
+            return None, [Problem(shown, mark.line + 1, None, "YAML anchors and aliases are not allowed in guides")]
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         msg = " ".join(str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x) or str(exc)

@@ -61,3 +61,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:
         admin.dispose()
+
+
+def all_rows(url: str, table: str) -> list:
+    """Every row of a table, read with a connection of its own (what a second replica would see)."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return list(conn.execute(sa.text(f"SELECT * FROM {table}")))
+    finally:
+        engine.dispose()

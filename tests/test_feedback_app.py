@@ -4,8 +4,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-import sqlalchemy as sa
 
+from tests.conftest import all_rows
 from tests.test_app import app, no_crash, texts
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
@@ -18,15 +18,6 @@ def database(db_url, monkeypatch):
     monkeypatch.setenv("KB_DATABASE_URL", db_url)
     monkeypatch.setenv("KB_DB_TIMEOUT", "1")
     return db_url
-
-
-def _rows(url: str, table: str) -> list:
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return list(conn.execute(sa.text(f"SELECT * FROM {table}")))
-    finally:
-        engine.dispose()
 
 
 def vote(at, comment: str = "") -> None:
@@ -50,10 +41,10 @@ def test_vote_and_unmatched_paste_reach_the_authors_page(database):
     assert "ZeroDivisionError: division by zero" in shown and "seen 1×" in shown
     table = diag.table[0].value
     assert table.iloc[0, 0].startswith("DeepSeek-V4.1 on SM120") and table.iloc[0, 1] == 1
-    feedback = _rows(database, "feedback")
+    feedback = all_rows(database, "feedback")
     assert len(feedback) == 1 and feedback[0].ticked == "vllm-version" and feedback[0].lang == "en"
     assert "bob@example.com" not in str(feedback) and "<email>" in feedback[0].comment
-    stored = str(_rows(database, "unmatched"))
+    stored = str(all_rows(database, "unmatched"))
     for secret in ("alice", "10.1.2.3", "hf_AbCdEfGh", "line 7"):
         assert secret not in stored  # the signature is stored, never the raw paste
 

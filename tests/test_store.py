@@ -15,12 +15,13 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pytest
 import sqlalchemy as sa
 
 from kb.store import DailyFeedback, Store, StoreUnavailable
+from tests.conftest import all_rows
 
 REPO = Path(__file__).resolve().parents[1]
 SIGNATURE = "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:<n>, unhandled system error"
@@ -39,15 +40,6 @@ def sqlite_file(tmp_path: Path) -> Path:
 
 def _sqlite_url(path: Path) -> str:
     return f"sqlite+pysqlite:///{path}"
-
-
-def _all_rows(url: str, table: str) -> list[sa.Row[Any]]:
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return list(conn.execute(sa.text(f"SELECT * FROM {table}")))
-    finally:
-        engine.dispose()
 
 
 def _assert_clear(exc: StoreUnavailable, *words: str) -> None:
@@ -147,7 +139,7 @@ def test_secrets_are_redacted_inside_the_store(store: Store, db_url: str) -> Non
     store.record_unmatched(f"OSError: 401 for /home/alice/x with token={token}", "en")
     store.record_unmatched("OSError: 401 for /home/bob/x with token=hf_ZyXwVuTsRqPoNmLkJiHgFeDcBa98765432", "en")
     store.record_unmatched("OSError: 403 with password=another-secret-value", "en")
-    stored = repr(_all_rows(db_url, "feedback")) + repr(_all_rows(db_url, "unmatched"))
+    stored = repr(all_rows(db_url, "feedback")) + repr(all_rows(db_url, "unmatched"))
     for raw in (token, "alice", "10.2.3.4", "bob", "hf_ZyXwVuTsRqPoNmLkJiHgFeDcBa98765432", "another-secret-value"):
         assert raw not in stored
     # The first two pastes redact to the same text, so they count as one signature.
@@ -266,7 +258,7 @@ def test_sqlite_file_deleted_after_use_is_recreated(sqlite_file: Path, what: str
         assert [r.comment for r in store.feedback_for("g")] == ["after"]
         assert [r.count for r in store.top_unmatched()] == [1]
     assert sqlite_file.is_file()
-    assert [row.comment for row in _all_rows(_sqlite_url(sqlite_file), "feedback")] == ["after"]
+    assert [row.comment for row in all_rows(_sqlite_url(sqlite_file), "feedback")] == ["after"]
 
 
 def test_sqlite_locked_raises_within_timeout(sqlite_file: Path) -> None:
