@@ -155,7 +155,7 @@ def _strength(m: Match) -> float:
     """How strong the evidence is: a longer literal signature and more required context count."""
     if m.confidence != "match":
         return round(min(0.45, 0.2 + 0.05 * m.specificity / 20), 3)
-    s = 0.7 + 0.15 * min(1.0, m.specificity / 80) + 0.05 * min(m.n_context, 3) - (0.2 if m.wrapper else 0)
+    s = 0.8 + 0.15 * min(1.0, m.specificity / 40) + 0.05 * min(m.n_context, 1) - (0.25 if m.wrapper else 0)
     return round(max(0.5, min(1.0, s)), 3)
 
 

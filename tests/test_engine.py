@@ -80,3 +80,20 @@ def test_same_text_same_result(index):
 def test_explanations_in_chinese(index):
     res = match(index, read("pastes/seed1-serve.log"))
     assert any("签名" in r for r in explain_notes(res.matches[0], "zh"))
+
+
+def test_scores_never_rise_down_the_ranking(index):
+    for name in ("pastes/seed1-serve.log", "pastes/seed2-serve.log"):
+        scores = [m.score for m in match(index, read(name)).matches]
+        assert scores == sorted(scores, reverse=True)
+    res = match(index, read("pastes/seed1-serve.log"))
+    assert res.matches[0].score > res.matches[1].score  # the root error above its wrapper
+
+
+def test_two_wrappers_the_earlier_first(index):
+    """Both messages only wrap another error: the one printed first is nearer the cause."""
+    sglang = index.guides["sglang-capture-cuda-graph-failed"].raw_errors[0].text
+    torchrun = index.guides["torchrun-childfailederror-wrapper"].raw_errors[0].text
+    res = match(index, sglang + "\n" + torchrun)
+    wrappers = [m.guide_id for m in res.matches if m.wrapper]
+    assert wrappers.index("sglang-capture-cuda-graph-failed") < wrappers.index("torchrun-childfailederror-wrapper")
