@@ -14,6 +14,13 @@ DATA = ROOT / "tests" / "data"
 sys.path.insert(0, str(ROOT))
 
 
+@pytest.fixture(autouse=True)
+def _db(tmp_path, monkeypatch):
+    """Every test records feedback into its own SQLite file, never into data/ of the checkout."""
+    monkeypatch.setenv("KB_DB_PATH", str(tmp_path / "kb.sqlite3"))
+    monkeypatch.delenv("KB_DATABASE_URL", raising=False)
+
+
 @pytest.fixture(scope="session")
 def index():
     from kb.index import load_index

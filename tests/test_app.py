@@ -1,7 +1,6 @@
 """Every flow of the page, through Streamlit's AppTest (no browser)."""
 from __future__ import annotations
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT, read
@@ -9,10 +8,6 @@ from tests.conftest import ROOT, read
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
 
 
-@pytest.fixture(autouse=True)
-def _db(tmp_path, monkeypatch):
-    monkeypatch.setenv("KB_DB_PATH", str(tmp_path / "kb.sqlite3"))
-    monkeypatch.delenv("KB_DATABASE_URL", raising=False)
 
 
 def app(**params) -> AppTest:

@@ -3,7 +3,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 
 from kb.envmatch import apply_env, parse_env
 from kb.match import match
@@ -15,9 +14,6 @@ SM120 = "env/vllm_collect_env_rtxpro6000_head.txt"
 H100 = "env/vllm_collect_env_8xh100_dstack.txt"
 
 
-@pytest.fixture(autouse=True)
-def _db(tmp_path, monkeypatch):
-    monkeypatch.setenv("KB_DB_PATH", str(tmp_path / "kb.sqlite3"))
 
 
 def test_checks_pass_on_sm120_and_fail_on_h100(index):

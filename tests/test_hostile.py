@@ -27,10 +27,6 @@ IMA_GUIDE = "cuda-illegal-memory-access"
 LOG_LINE = "INFO 11-29 10:00:01 [core.py:123] Avg prompt throughput: 0.0 tokens/s, Running: 0 reqs\n"
 
 
-@pytest.fixture(autouse=True)
-def _db(tmp_path, monkeypatch):
-    monkeypatch.setenv("KB_DB_PATH", str(tmp_path / "kb.sqlite3"))
-    monkeypatch.delenv("KB_DATABASE_URL", raising=False)
 
 
 @pytest.fixture(scope="module")
