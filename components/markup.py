@@ -17,14 +17,15 @@ def esc(text: str) -> str:
     return _PUNCT.sub(r"\\\1", text).replace("\n", "  \n")
 
 
-_LABEL = re.compile(r"([\\\[\]<>$])")
+# Emphasis characters too: identifiers such as flashinfer_jit_cache.__version__ must not turn bold.
+_LABEL = re.compile(r"([\\\[\]<>$*_])")
 _LONE_CODE = re.compile(r"((?<!`)`[^`\n]+`(?!`))")  # only spans Markdown is sure to read as code
 
 
 def label(text: str) -> str:
     """Guide or visitor text as a title, a widget label or a table cell. Streamlit reads those
     as Markdown too: links, images, directives, HTML and maths are neutralised (they all need
-    one of these characters); emphasis and `code` stay, and the text reads as written."""
+    one of these characters), so is emphasis (`__version__` is a name, not bold); `code` stays."""
     return "".join(part if i % 2 else _LABEL.sub(r"\\\1", part) for i, part in enumerate(_LONE_CODE.split(text)))
 
 
