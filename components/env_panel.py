@@ -7,8 +7,9 @@ from components.diagnose_io import text_with_upload
 from components.i18n import lang, t
 from components.markup import code, esc
 from components.state import get_index
-from kb.envmatch import apply_env, cut_report, env_notes, parse_env
+from kb.envmatch import apply_env, cut_report, env_notes, evaluate_checks, parse_env
 from kb.match import Match, Result
+from schema.models import Guide
 
 ICON = {"pass": ":green-badge[✓ pass]", "fail": ":red-badge[✗ fail]", "unknown": ":gray-badge[? unknown]"}
 ICON_ZH = {"pass": ":green-badge[✓ 通过]", "fail": ":red-badge[✗ 不符]", "unknown": ":gray-badge[? 未知]"}
@@ -47,3 +48,16 @@ def show_outcome(o) -> None:
     icon = (ICON_ZH if lang() == "zh" else ICON)[o.status]
     found = f" — {code(o.found)}" if o.found else ""
     st.markdown(f"{icon}{found} {esc(o.reason_zh if lang() == 'zh' else o.reason)}")
+
+
+def check_outcomes(g: Guide) -> dict:
+    """Environment-check id → outcome, when the person gave an environment report."""
+    env = st.session_state.get("env_record")
+    return evaluate_checks(g, env) if env is not None else {}
+
+
+def preset_checks(g: Guide) -> None:
+    """Tick the environment items that the report proves."""
+    for cid, outcome in check_outcomes(g).items():
+        if outcome.status == "pass":
+            st.session_state[f"chk:{g.id}:{cid}"] = True

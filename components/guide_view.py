@@ -5,7 +5,8 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from components import extras
+from components import env_panel
+from components.feedback import feedback_widget
 from components.i18n import lang, t
 from components.markup import code, esc, label, prose
 from components.state import get_index, link_done, open_guide, set_done
@@ -41,7 +42,7 @@ def _init_checklist(g: Guide) -> None:
         st.session_state[_key(g.id, item)] = item in done
     st.session_state["loaded_guide"] = g.id
     st.session_state["dropped_done"] = dropped
-    extras.preset_checks(g)
+    env_panel.preset_checks(g)
     set_done(done_items(g))
 
 
@@ -87,7 +88,7 @@ def render(gid: str) -> None:
         for c in g.caveats:
             st.markdown("- " + _l(c))
     _share_and_export(g)
-    extras.feedback(g, done_items(g))
+    feedback_widget(g, done_items(g))
     _links(g)
 
 
@@ -109,14 +110,14 @@ def _checklist(g: Guide) -> None:
     ids = g.checklist_ids()
     n_done = len(done_items(g))
     st.progress(n_done / len(ids) if ids else 0.0, text=t("progress", done=n_done, total=len(ids)))
-    outcomes = extras.check_outcomes(g)
+    outcomes = env_panel.check_outcomes(g)
     if g.env_checks:
         st.markdown(f"**{esc(t('env_checks'))}**")
         for c in g.env_checks:
             st.checkbox(label(text(c.what, lang())), key=_key(g.id, c.id), on_change=_sync, args=(g,))
             with st.container(border=False):
                 if c.id in outcomes:
-                    extras.show_outcome(outcomes[c.id])
+                    env_panel.show_outcome(outcomes[c.id])
                 if c.command:
                     st.code(c.command, language="bash")
                 if c.expect:

@@ -8,6 +8,7 @@ import re
 import streamlit as st
 
 from components.i18n import LANGS
+from kb.cache import load_index_cached
 from kb.index import Index
 
 log = logging.getLogger("kb.app")
@@ -20,10 +21,6 @@ MAX_PARAM = 2_000
 def get_index() -> Index:
     """The read-only index, shared by every session of this process."""
     root = os.environ.get("KB_GUIDES_DIR") or None
-    try:
-        from kb.cache import load_index_cached
-    except ImportError:  # the cache is an optimisation; the plain loader is always there
-        from kb.index import load_index as load_index_cached
     index = load_index_cached(root)
     # A broken guide (or signature) is skipped and the others served; the operator sees why here.
     for problem in index.problems[:100]:
