@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from kb.index import Index
-from kb.match import candidates, explain_notes, match
+from kb.match import _verify, candidates, explain_notes, match
 from kb.parse import parse
 
 
@@ -23,7 +23,8 @@ def explain(index: Index, gid: str, text: str, lang: str = "en") -> str:
             out.append("  anchor not found in the paste -> not a candidate")
             continue
         out.append("  anchor found on line(s) " + ", ".join(str(paste.lines[i].no) for i in lines))
-        found = [i for i in lines if p.regex.search("\n".join(paste.lines[j].text for j in range(max(0, i - p.compiled.nlines + 1), min(len(paste.lines), i + p.compiled.nlines))))]
+        # The matcher's own verification, one anchor line at a time, so the two never disagree.
+        found = [i for i in lines if _verify(p, paste, [i]) is not None]
         out.append("  verified on line(s) " + ", ".join(str(paste.lines[i].no) for i in found) if found else "  pattern did NOT verify around the anchor (check placeholders and spacing)")
     result = match(index, paste)
     rank = next((n for n, m in enumerate(result.matches, 1) if m.guide_id == gid), None)
