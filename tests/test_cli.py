@@ -96,3 +96,9 @@ def test_generated_files_are_fresh():
 def test_missing_file_is_a_clear_error():
     proc = kb("match", "/no/such/file", check=False)
     assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+def test_explain_agrees_with_match_on_a_wrapped_line():
+    paste = "ValueError: No common block size for\n64\n"
+    out = kb("explain", SEED1, "-", stdin=paste).stdout
+    assert "verified on line(s) 1" in out and "confidence match" in out
