@@ -5,15 +5,23 @@ must not match it. All problems are collected, so an author sees them at once.
 """
 from __future__ import annotations
 
+from collections import defaultdict
+
 import re2
 
-from kb.index import Index
+from kb.index import Index, Pattern
 from kb.load import Problem
 from kb.match import match
+from schema.models import Guide
 
 
 def self_test(index: Index) -> list[Problem]:
     problems: list[Problem] = []
+    # One pass over the patterns, not one per guide: at 10,000 guides that is 10,000 passes fewer.
+    regexes: dict[str, list[Pattern]] = defaultdict(list)
+    for p in index.patterns:
+        if p.kind == "regex":
+            regexes[p.guide].append(p)
     for gid, g in index.guides.items():
         path = str(index.paths.get(gid, gid))
         for i, raw in enumerate(g.raw_errors):
@@ -26,15 +34,14 @@ def self_test(index: Index) -> list[Problem]:
             result = match(index, near.text)
             if any(m.guide_id == gid and m.confidence == "match" for m in result.matches):
                 problems.append(Problem(path, None, f"near_misses.{i}", "matches this guide, but must not"))
-        problems.extend(_anchor_checks(index, gid, path))
+        problems.extend(_anchor_checks(g, regexes.get(gid, ()), path))
     return problems
 
 
-def _anchor_checks(index: Index, gid: str, path: str) -> list[Problem]:
+def _anchor_checks(g: Guide, patterns, path: str) -> list[Problem]:
     """A regex's anchor must be inside what it matches, or retrieval would never find it."""
     out = []
-    g = index.guides[gid]
-    for p in (p for p in index.patterns if p.guide == gid and p.kind == "regex"):
+    for p in patterns:
         for raw in g.raw_errors:
             m = re2.search(p.compiled.pattern, raw.text)
             if m and p.compiled.anchor not in m.group(0):
