@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kb.index import load_index  # noqa: E402
-from kb.match import match  # noqa: E402
-from kb.parse import error_signature  # noqa: E402
-from kb.skeleton import skeleton  # noqa: E402
+from kb.engine.index import load_index  # noqa: E402
+from kb.engine.match import match  # noqa: E402
+from kb.engine.parse import error_signature  # noqa: E402
+from kb.authoring.skeleton import skeleton  # noqa: E402
 
 IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
 LOG_LINE = "INFO 11-29 10:00:01 [core.py:123] Avg prompt throughput: 0.0 tokens/s, Running: 0 reqs\n"

@@ -4,9 +4,9 @@
 
 One run measures, each part in a fresh process:
 
-- cold: load and index the N guides from YAML (kb.index.load_index); then the index
-  cache is written (kb/cache.py) and the cache key is checked to change when a guide does;
-- warm: a new process loads the index from that cache (kb.cache.load_index_cached), then
+- cold: load and index the N guides from YAML (kb.engine.index.load_index); then the index
+  cache is written (kb/engine/cache.py) and the cache key is checked to change when a guide does;
+- warm: a new process loads the index from that cache (kb.engine.cache.load_index_cached), then
   matches pastes of 2 KB, 100 KB and 1 MB (median and p99 over repeated runs, after one
   untimed warm-up per paste) — peak memory is this serving process's, read before the
   naive baseline runs — and then the same pastes with the naive approach: every
@@ -64,8 +64,8 @@ def _stats(ms: list[float]) -> dict:
 # Workers (each in its own process).
 
 def worker_cold(kb: Path, cache: Path) -> dict:
-    from kb.cache import _write, cache_key, cache_path
-    from kb.index import load_index
+    from kb.engine.cache import _write, cache_key, cache_path
+    from kb.engine.index import load_index
     t0 = time.perf_counter()
     index = load_index(kb)
     cold = time.perf_counter() - t0
@@ -105,9 +105,9 @@ def _pastes(index, seed: int) -> dict[str, list[tuple[str, str]]]:
 
 
 def worker_warm(kb: Path, cache: Path, seed: int) -> dict:
-    from kb.cache import load_index_cached
-    from kb.match import match
-    from kb.parse import parse
+    from kb.engine.cache import load_index_cached
+    from kb.engine.match import match
+    from kb.engine.parse import parse
     t0 = time.perf_counter()
     index = load_index_cached(kb, cache)
     warm = time.perf_counter() - t0
@@ -185,7 +185,7 @@ def worker_app(kb: Path, cache: Path, runs: int = 5) -> dict:
     os.environ["KB_CACHE_DIR"] = str(cache)
     from streamlit.testing.v1 import AppTest
 
-    from kb.cache import load_index_cached
+    from kb.engine.cache import load_index_cached
     gid = sorted(load_index_cached(kb, cache).guides)[len(os.listdir(kb)) % 7]
     os.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
@@ -264,7 +264,7 @@ def text_report(r: dict) -> str:
     for label in SIZES:
         m, nv = r["match_ms"][label], r["naive_ms"][label]
         lines.append(f"  {label:6} {m['median']:12.2f} / {m['p99']:<10.2f} {nv['median']:16.1f} {nv['median'] / max(1e-9, m['median']):9.0f}x")
-    lines.append("  reading the paste (kb.parse, shared by both): " + ", ".join(f"{k} {v:.1f} ms" for k, v in r.get("parse_ms", {}).items()))
+    lines.append("  reading the paste (kb.engine.parse, shared by both): " + ", ".join(f"{k} {v:.1f} ms" for k, v in r.get("parse_ms", {}).items()))
     lines.append("  after it, matcher vs naive: " + ", ".join(f"{k} {r['match_after_parse_ms'][k]:.2f} vs {r['naive_search_ms'][k]:.1f} ms" for k in SIZES)
                  + f" ({r.get('speedup_100KB_after_parse')}x at 100KB)")
     lines.append(f"  matches correct (first, confident): {100 * r.get('match_correct', 0):.0f}%"

@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 import re2  # noqa: E402
 import yaml  # noqa: E402
 
-from kb.load import GUIDES_DIR, load_guides  # noqa: E402
-from kb.signature import TemplateError, compile_regex, compile_template  # noqa: E402
+from kb.guides.load import GUIDES_DIR, load_guides  # noqa: E402
+from kb.engine.signature import TemplateError, compile_regex, compile_template  # noqa: E402
 
 HEADER = "# yaml-language-server: $schema=../../schema/guide.schema.json\n"
 # A word that may be renamed: not part of a regex escape (\bword) nor glued to a placeholder.

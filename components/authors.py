@@ -7,10 +7,10 @@ from components.feedback import get_store
 from components.i18n import lang, t
 from components.markup import label
 from components.state import get_index
-from kb.parse import parse
-from kb.render import text
-from kb.skeleton import skeleton
-from kb.store import StoreUnavailable
+from kb.engine.parse import parse
+from kb.guides.render import text
+from kb.authoring.skeleton import skeleton
+from kb.feedback.store import StoreUnavailable
 
 
 

@@ -1,6 +1,6 @@
 """All guides, searchable by text and filterable by component, tag, hardware and status.
 
-Works on the index's per-guide rows (kb.index.GuideMeta), so listing ten thousand guides
+Works on the index's per-guide rows (kb.engine.index.GuideMeta), so listing ten thousand guides
 decodes none of them; a page shows PAGE_SIZE rows at a time.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import streamlit as st
 from components.i18n import lang, t
 from components.markup import esc, label
 from components.state import get_index
-from kb.index import GuideMeta
+from kb.engine.index import GuideMeta
 
 STATUSES = ("fixed", "workaround", "unresolved")
 PAGE_SIZE = 50

@@ -14,9 +14,9 @@ from components.diagnose_io import text_with_upload
 from components.i18n import lang, t
 from components.markup import esc, highlight
 from components.state import get_index, open_guide, requested_guide
-from kb.match import Result, explain_notes, match
-from kb.render import text
-from kb.skeleton import skeleton
+from kb.engine.match import Result, explain_notes, match
+from kb.guides.render import text
+from kb.authoring.skeleton import skeleton
 
 CONTEXT_LINES = 2
 

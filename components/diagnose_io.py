@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from components.i18n import lang, t
-from kb.parse import HEAD_SHARE, MAX_CHARS
+from kb.engine.parse import HEAD_SHARE, MAX_CHARS
 
 # Files that are certainly not logs, by their first bytes: images, executables and
 # libraries, archives, PDF, WebAssembly, SQLite.

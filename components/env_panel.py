@@ -7,8 +7,8 @@ from components.diagnose_io import text_with_upload
 from components.i18n import lang, t
 from components.markup import code, esc
 from components.state import get_index
-from kb.envmatch import apply_env, cut_report, env_notes, evaluate_checks, parse_env
-from kb.match import Match, Result
+from kb.engine.envfit import apply_env, cut_report, env_notes, evaluate_checks, parse_env
+from kb.engine.match import Match, Result
 from schema.models import Guide
 
 ICON = {"pass": ":green-badge[✓ pass]", "fail": ":red-badge[✗ fail]", "unknown": ":gray-badge[? unknown]"}

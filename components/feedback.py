@@ -10,9 +10,9 @@ import os
 import streamlit as st
 
 from components.i18n import lang, t
-from kb.match import Result
-from kb.parse import error_signature
-from kb.store import Store, StoreUnavailable
+from kb.engine.match import Result
+from kb.engine.parse import error_signature
+from kb.feedback.store import Store, StoreUnavailable
 from schema.models import Guide
 
 log = logging.getLogger("kb.app")

@@ -10,7 +10,7 @@ from components.feedback import feedback_widget
 from components.i18n import lang, t
 from components.markup import code, esc, label, prose
 from components.state import get_index, link_done, open_guide, set_done
-from kb.render import guide_markdown, text
+from kb.guides.render import guide_markdown, text
 from schema.models import Guide
 
 STATUS_COLOUR = {"fixed": "green", "workaround": "orange", "unresolved": "red"}

@@ -8,8 +8,8 @@ import re
 import streamlit as st
 
 from components.i18n import LANGS
-from kb.cache import load_index_cached
-from kb.index import Index
+from kb.engine.cache import load_index_cached
+from kb.engine.index import Index
 
 log = logging.getLogger("kb.app")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")

@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-from kb.index import Index, load_index
-from kb.load import GUIDES_DIR
-from kb.match import match
-from kb.parse import parse
-from kb.render import guide_markdown, result_dict, result_text, text
+from kb.engine.index import Index, load_index
+from kb.guides.load import GUIDES_DIR
+from kb.engine.match import match
+from kb.engine.parse import parse
+from kb.engine.output import result_dict, result_text
+from kb.guides.render import guide_markdown, text
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _read(path: str) -> str:
@@ -30,7 +31,7 @@ def _index(args) -> Index:
 def _env(args):
     if not getattr(args, "env", None):
         return None
-    from kb.envmatch import parse_env
+    from kb.engine.envfit import parse_env
     return parse_env(_read(args.env))
 
 
@@ -52,26 +53,26 @@ def cmd_match(args) -> int:
         return 0
     res = match(index, _read(args.file))
     if env is not None:
-        from kb.envmatch import apply_env
+        from kb.engine.envfit import apply_env
         checks = apply_env(index, res, env)
     else:
         checks = None
     if args.json:
         out = result_dict(res, args.lang)
         if checks is not None:
-            from kb.envmatch import checks_dict
+            from kb.engine.envfit import checks_dict
             out = checks_dict(out, res, checks, env, args.lang)
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         sys.stdout.write(result_text(res, index.guides, args.lang))
         if checks is not None:
-            from kb.envmatch import checks_text
+            from kb.engine.envfit import checks_text
             sys.stdout.write(checks_text(res, checks, args.lang))
     return 0
 
 
 def cmd_validate(args) -> int:
-    from kb.validate import validate
+    from kb.authoring.validate import validate
     index = load_index(args.path or GUIDES_DIR)
     problems = validate(index)
     for p in problems:
@@ -106,7 +107,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    from kb.explain import explain
+    from kb.engine.explain import explain
     index = _index(args)
     if args.id not in index.guides:
         print(f"No guide with id {args.id!r}.", file=sys.stderr)
@@ -116,21 +117,23 @@ def cmd_explain(args) -> int:
 
 
 def cmd_new(args) -> int:
-    from kb.skeleton import skeleton
+    from kb.authoring.skeleton import skeleton
     sys.stdout.write(skeleton(parse(_read(args.from_error))))
     return 0
 
 
 def cmd_generate(args) -> int:
-    from kb.generate import generate
-    changed = generate(check=args.check)
+    from kb.authoring.generate import generate
+    # A fixed width keeps the help text identical whatever terminal regenerates it.
+    os.environ["COLUMNS"] = "100"
+    changed = generate(build_parser(), check=args.check)
     for path in changed:
         print(("stale: " if args.check else "wrote: ") + path)
     return 1 if (args.check and changed) else 0
 
 
 def cmd_eval(args) -> int:
-    from kb.evaluate import main as eval_main
+    from kb.evaluation.evaluate import main as eval_main
     return eval_main(args)
 
 

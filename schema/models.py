@@ -3,7 +3,7 @@
 Every model forbids unknown keys and documents each field, so that the generated
 JSON Schema (schema/guide.schema.json) is the reference an author's editor shows.
 Checks that need the whole knowledge base (ids against file names, related ids,
-self-tests) live in kb/validate.py; checks on one value live here.
+self-tests) live in kb/authoring/validate.py; checks on one value live here.
 """
 from __future__ import annotations
 
@@ -206,7 +206,7 @@ class Cause(_Model):
 
 
 class Condition(_Model):
-    """A machine-readable test over an environment report (see kb/envreport.py)."""
+    """A machine-readable test over an environment report (see kb/env/reports.py)."""
 
     kind: Literal["package_version", "package_present", "package_absent", "compute_capability", "cuda_version", "driver_version", "python_version"] = Field(description="What is tested: a package's version, its presence or absence, the GPUs' compute capability, the CUDA runtime, driver or Python version.")
     package: str | None = Field(None, description="The package, for the package_* kinds (pip's name, case-insensitive).", max_length=80)

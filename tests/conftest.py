@@ -23,13 +23,13 @@ def _db(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def index():
-    from kb.index import load_index
+    from kb.engine.index import load_index
     return load_index()
 
 
 @pytest.fixture(scope="session")
 def loaded():
-    from kb.load import load_guides
+    from kb.guides.load import load_guides
     return load_guides()
 
 

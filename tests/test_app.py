@@ -86,7 +86,7 @@ def test_unknown_guide_is_a_friendly_page():
 
 def test_browse_filters():
     from components.browse import filter_guides
-    from kb.index import load_index
+    from kb.engine.index import load_index
     rows = load_index().guides.meta
     assert filter_guides(rows, "no common block size", [], [], [], []) == [SEED1]
     assert filter_guides(rows, "稀疏 mla 解码 sm120", [], [], [], []) == [SEED1]  # Chinese titles are searched too
@@ -97,8 +97,8 @@ def test_browse_filters():
 
 
 def test_markdown_export_has_the_checklist_state():
-    from kb.index import load_index
-    from kb.render import guide_markdown
+    from kb.engine.index import load_index
+    from kb.guides.render import guide_markdown
     g = load_index().guides[SEED1]
     md = guide_markdown(g, "en", ["vllm-version", "apply-56509"])
     assert "- [x] Is vLLM the 0.32.0 release tag" in md
@@ -121,7 +121,7 @@ def test_browse_page_in_both_languages():
     at = app()
     at.switch_page("components/pages/browse.py").run()
     no_crash(at)
-    from kb.index import load_index
+    from kb.engine.index import load_index
     n = len(load_index().guides)
     assert f"{n} guides" in texts(at)
     at.text_input(key="browse_q").input("no common block size").run()

@@ -36,8 +36,8 @@ def synthetic(tmp_path_factory):
 
 def test_synthetic_base_is_deterministic_and_valid(synthetic, tmp_path):
     import synth
-    from kb.index import load_index
-    from kb.validate import validate
+    from kb.engine.index import load_index
+    from kb.authoring.validate import validate
     again = tmp_path / "again"
     synth.generate(120, again, seed=3)
     files = sorted(p.relative_to(synthetic) for p in synthetic.rglob("*.yaml"))
@@ -47,8 +47,8 @@ def test_synthetic_base_is_deterministic_and_valid(synthetic, tmp_path):
 
 
 def test_parallel_load_builds_the_same_index(synthetic, monkeypatch):
-    from kb.index import build_index, load_index
-    from kb.load import load_guides
+    from kb.engine.index import build_index, load_index
+    from kb.guides.load import load_guides
     monkeypatch.setenv("KB_LOAD_WORKERS", "1")
     a = build_index(load_guides(synthetic))
     monkeypatch.setenv("KB_LOAD_WORKERS", "2")
@@ -61,9 +61,9 @@ def test_parallel_load_builds_the_same_index(synthetic, monkeypatch):
 def test_cache_round_trip_invalidation_and_corruption(synthetic, tmp_path):
     import shutil
 
-    from kb.cache import cache_path, load_index_cached
-    from kb.index import load_index
-    from kb.match import match
+    from kb.engine.cache import cache_path, load_index_cached
+    from kb.engine.index import load_index
+    from kb.engine.match import match
     synthetic = shutil.copytree(synthetic, tmp_path / "guides")  # this test edits a guide
     tmp_path = tmp_path / "cache"
     cold = load_index(synthetic)
@@ -93,7 +93,7 @@ def test_cache_round_trip_invalidation_and_corruption(synthetic, tmp_path):
 
 
 def test_guide_store_is_a_read_only_mapping(index):
-    from kb.index import GuideStore, decode_guide, encode_guide
+    from kb.engine.index import GuideStore, decode_guide, encode_guide
     gid, g = next(iter(index.guides.items()))
     store = pickle.loads(pickle.dumps(GuideStore({gid: g})))
     assert list(store) == [gid] and len(store) == 1 and gid in store and "nope" not in store

@@ -1,6 +1,6 @@
 """Matching on realistic pastes: seeds inside vLLM logs, root vs cascade, generic vs specific."""
-from kb.match import explain_notes, match
-from kb.render import result_dict
+from kb.engine.match import explain_notes, match
+from kb.engine.output import result_dict
 from tests.conftest import read
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"

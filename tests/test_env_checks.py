@@ -4,8 +4,8 @@ import subprocess
 import sys
 
 
-from kb.envmatch import apply_env, parse_env
-from kb.match import match
+from kb.engine.envfit import apply_env, parse_env
+from kb.engine.match import match
 from tests.conftest import DATA, ROOT, read
 from tests.test_app import app, no_crash, texts  # noqa: F401  (fixture-free helpers)
 
@@ -18,7 +18,7 @@ H100 = "env/vllm_collect_env_8xh100_dstack.txt"
 
 def test_checks_pass_on_sm120_and_fail_on_h100(index):
     g = index.guides[SEED1]
-    from kb.envmatch import evaluate_checks
+    from kb.engine.envfit import evaluate_checks
     fits = evaluate_checks(g, parse_env(read(SM120)))
     assert fits["gpu-sm120"].status == "pass" and "12.0" in fits["gpu-sm120"].found
     assert fits["vllm-version"].status == "unknown"  # that report names no vLLM version

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from kb import envreport as er
-from kb.conditions import CheckOutcome, cuda_version, evaluate, fit, satisfies
-from kb.envreport import EnvRecord, parse_report
-from kb.gpus import compute_capability
+from kb.env import reports as er
+from kb.env.conditions import CheckOutcome, cuda_version, evaluate, fit, satisfies
+from kb.env.reports import EnvRecord, parse_report
+from kb.env.gpus import compute_capability
 from schema.models import AppliesTo, ComponentRange, Condition, Hardware
 
 DATA = Path(__file__).parent / "data" / "env"

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from kb.evaluate import VARIANTS, Case, evaluate, read_cases, variants
+from kb.evaluation.evaluate import VARIANTS, Case, evaluate, read_cases, variants
 from tests.conftest import DATA, ROOT
 
 CASES = DATA / "cases.jsonl"

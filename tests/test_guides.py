@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from kb.load import GUIDES_DIR, guide_files
-from kb.match import match
-from kb.validate import validate
+from kb.guides.load import GUIDES_DIR, guide_files
+from kb.engine.match import match
+from kb.authoring.validate import validate
 from tests.conftest import DATA
 
 FILES = guide_files(GUIDES_DIR)
@@ -22,7 +22,7 @@ def test_schema_line_first(path):
 
 
 def _raw_cases():
-    from kb.load import load_guides
+    from kb.guides.load import load_guides
     for g in load_guides().guides:
         for i, raw in enumerate(g.raw_errors):
             yield pytest.param(g.id, raw.text, id=f"{g.id}-{i}")
@@ -62,7 +62,7 @@ def test_every_corpus_family_is_covered(loaded):
     """Each family's reports, pasted as they are, land on a guide with confidence."""
     families = json.loads((DATA / "corpus" / "families.json").read_text())["families"]
     uncovered = []
-    from kb.index import load_index
+    from kb.engine.index import load_index
     idx = load_index()
     for fam in families:
         if not any(match(idx, r["raw"]).confident for r in fam["reports"]):

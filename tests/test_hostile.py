@@ -13,11 +13,11 @@ import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
 
-from kb.index import load_index
-from kb.load import load_guides
-from kb.match import match
-from kb.parse import last_error_line, parse
-from kb.render import result_dict, result_text
+from kb.engine.index import load_index
+from kb.guides.load import load_guides
+from kb.engine.match import match
+from kb.engine.parse import last_error_line, parse
+from kb.engine.output import result_dict, result_text
 from tests.conftest import ROOT
 
 GOOD = ROOT / "guides" / "vllm" / "vllm-dsv41-sm120-no-common-block-size.yaml"
@@ -143,8 +143,8 @@ def test_deep_chains_find_every_exception(index):
 
 
 def test_hostile_paste_skeleton_and_signature_are_bounded():
-    from kb.parse import error_signature
-    from kb.skeleton import skeleton
+    from kb.engine.parse import error_signature
+    from kb.authoring.skeleton import skeleton
     paste = parse("ValueError: the same line\n" * 150_000 + "".join(f"KeyError: 'k{i}'\n" for i in range(5000)))
     assert "ValueError: the same line" in error_signature(paste)
     assert "ValueError: the same line" in skeleton(paste)
@@ -279,8 +279,8 @@ def test_pasted_markup_without_a_match_is_shown_as_text():
 
 
 def test_oversized_paste_shows_which_part_was_analysed(monkeypatch):
-    import kb.parse
-    monkeypatch.setattr(kb.parse, "MAX_CHARS", 20_000)
+    import kb.engine.parse
+    monkeypatch.setattr(kb.engine.parse, "MAX_CHARS", 20_000)
     at = app()
     at.text_area(key="paste").input("HEAD\n" + LOG_LINE * 1000 + IMA + "\n").run()
     no_crash(at)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.load import load_guides
+from kb.guides.load import load_guides
 from tests.conftest import ROOT
 
 GOOD = ROOT / "guides" / "vllm" / "vllm-dsv41-sm120-no-common-block-size.yaml"

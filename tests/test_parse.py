@@ -1,7 +1,7 @@
 """The paste parser on what people really paste."""
 import pytest
 
-from kb.parse import last_error_line, parse, strip_prefixes, error_signature
+from kb.engine.parse import last_error_line, parse, strip_prefixes, error_signature
 
 
 @pytest.mark.parametrize("line, prefix", [

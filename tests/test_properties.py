@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kb.index import Index, load_index
-from kb.match import match
-from kb.parse import parse
+from kb.engine.index import Index, load_index
+from kb.engine.match import match
+from kb.engine.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 FUZZ_DATA = ROOT / "tests" / "data" / "fuzz"
@@ -130,7 +130,7 @@ def test_fuzzer_findings_are_few_and_small():
 @SETTINGS
 @given(st.text(max_size=80), st.text(max_size=20))
 def test_any_signature_compiles_or_is_refused_with_a_reason(source, anchor):
-    from kb.signature import TemplateError, compile_regex, compile_template
+    from kb.engine.signature import TemplateError, compile_regex, compile_template
     for build in (lambda: compile_template(source), lambda: compile_regex(source, anchor)):
         try:
             c = build()
@@ -174,7 +174,7 @@ markup_text = st.lists(st.one_of(st.sampled_from(
 @example("````<img src=x onerror=alert(1)>`")  # found here: a run of backticks was kept as if it were code
 def test_escaped_text_is_never_markup(text):
     from components.markup import code, esc, highlight, label, prose
-    from kb.render import md_escape  # the Markdown export
+    from kb.guides.render import md_escape  # the Markdown export
     assert _markup(md_escape(text)) == []
     assert _markup(esc(text)) == []
     assert _markup(label(text)) == []

@@ -1,4 +1,4 @@
-"""kb.redact: secrets and personal data go, ordinary ML-log text stays byte-identical."""
+"""kb.feedback.redact: secrets and personal data go, ordinary ML-log text stays byte-identical."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from kb.redact import redact
-from kb.store import Store
+from kb.feedback.redact import redact
+from kb.feedback.store import Store
 
 # (pasted text, the part that must not survive). Shapes follow the real formats;
 # the values are made up or the providers' documented examples.

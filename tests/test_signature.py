@@ -1,7 +1,7 @@
 import pytest
 import re2
 
-from kb.signature import TemplateError, compile_regex, compile_template, propose_template
+from kb.engine.signature import TemplateError, compile_regex, compile_template, propose_template
 
 
 @pytest.mark.parametrize("template, hit, miss", [

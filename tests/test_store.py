@@ -1,4 +1,4 @@
-"""kb.store on SQLite and PostgreSQL: round trips, concurrency, and every way the database can fail."""
+"""kb.feedback.store on SQLite and PostgreSQL: round trips, concurrency, and every way the database can fail."""
 from __future__ import annotations
 
 import hashlib
@@ -20,7 +20,7 @@ from typing import cast
 import pytest
 import sqlalchemy as sa
 
-from kb.store import DailyFeedback, Store, StoreUnavailable
+from kb.feedback.store import DailyFeedback, Store, StoreUnavailable
 from tests.conftest import all_rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ def sqlite_file(tmp_path: Path) -> Path:
     return tmp_path / "db" / "kb.sqlite3"
 
 
-def _sqlite_url(path: Path) -> str:
+def sqlite_url(path: Path) -> str:
     return f"sqlite+pysqlite:///{path}"
 
 
@@ -209,7 +209,7 @@ def test_env_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         store.record_unmatched(SIGNATURE, "en")
     assert (tmp_path / "elsewhere" / "fb.db").is_file()
 
-    url = _sqlite_url(tmp_path / "by-url.db")
+    url = sqlite_url(tmp_path / "by-url.db")
     monkeypatch.setenv("KB_DATABASE_URL", url)
     with Store() as store:
         store.record_unmatched(SIGNATURE, "en")
@@ -243,7 +243,7 @@ def test_recording_disabled_stores_nothing(db_url: str, monkeypatch: pytest.Monk
 def test_sqlite_file_deleted_after_use_is_recreated(sqlite_file: Path, what: str) -> None:
     # A reader expects the app to keep working, so the store starts a fresh file
     # rather than failing (or, worse, writing into the unlinked inode and losing rows).
-    with Store(_sqlite_url(sqlite_file)) as store:
+    with Store(sqlite_url(sqlite_file)) as store:
         store.record_feedback("g", True, [], "en", "before")
         store.record_unmatched(SIGNATURE, "en")
         if what == "whole directory":
@@ -258,11 +258,11 @@ def test_sqlite_file_deleted_after_use_is_recreated(sqlite_file: Path, what: str
         assert [r.comment for r in store.feedback_for("g")] == ["after"]
         assert [r.count for r in store.top_unmatched()] == [1]
     assert sqlite_file.is_file()
-    assert [row.comment for row in all_rows(_sqlite_url(sqlite_file), "feedback")] == ["after"]
+    assert [row.comment for row in all_rows(sqlite_url(sqlite_file), "feedback")] == ["after"]
 
 
 def test_sqlite_locked_raises_within_timeout(sqlite_file: Path) -> None:
-    url = _sqlite_url(sqlite_file)
+    url = sqlite_url(sqlite_file)
     with Store(url, timeout=0.2) as store:
         store.record_unmatched(SIGNATURE, "en")  # file exists, in WAL mode
         holder = sqlite3.connect(sqlite_file, isolation_level=None, timeout=0)
@@ -298,7 +298,7 @@ def _message(action: Callable[[], object]) -> str:
 
 _READ_ONLY_PROBE = """
 import json, sys
-from kb.store import Store, StoreUnavailable
+from kb.feedback.store import Store, StoreUnavailable
 results = []
 for url in sys.argv[1:]:
     try:
@@ -317,14 +317,14 @@ def test_read_only_directory_raises(tmp_path: Path) -> None:
         fresh, existing = base / "fresh", base / "existing"
         fresh.mkdir()
         existing.mkdir()
-        with Store(_sqlite_url(existing / "kb.sqlite3")) as store:
+        with Store(sqlite_url(existing / "kb.sqlite3")) as store:
             store.record_feedback("g", True, [], "en", "written while writable")
         for folder in (fresh, existing):
             for item in folder.iterdir():
                 item.chmod(0o444)
             folder.chmod(0o555)
         base.chmod(0o755)
-        urls = [_sqlite_url(fresh / "kb.sqlite3"), _sqlite_url(existing / "kb.sqlite3")]
+        urls = [sqlite_url(fresh / "kb.sqlite3"), sqlite_url(existing / "kb.sqlite3")]
         for message in _record_without_write_permission(urls):
             assert message is not None, "writing into a read-only directory must not pass silently"
             assert message.startswith("The feedback database is unavailable (")
@@ -362,7 +362,7 @@ def _record_without_write_permission(urls: list[str]) -> list[str | None]:
 def test_directory_cannot_be_created(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the data directory should be")
-    store = Store(_sqlite_url(blocker / "kb.sqlite3"))
+    store = Store(sqlite_url(blocker / "kb.sqlite3"))
     with pytest.raises(StoreUnavailable) as info:
         store.record_unmatched(SIGNATURE, "en")
     _assert_clear(info.value, "this error was not recorded")

@@ -5,7 +5,7 @@
 
 Each line is {"id", "text", "expect"} (expect: a guide id, or null when no guide may
 claim the paste); ids must be unique across groups. The pasted-like variants are not
-stored: kb/evaluate.py derives them from these cases.
+stored: kb/evaluation/evaluate.py derives them from these cases.
 """
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kb.index import Index, Pattern, tokens
-from kb.parse import Paste, parse
-from kb.reasons import word
+from kb.engine.index import Index, Pattern, tokens
+from kb.engine.parse import Paste, parse
+from kb.engine.reasons import word
 
 MAX_LINES_PER_PATTERN = 16  # eight ranks printing the same crash twice is plenty
 MAX_SIMILAR = 3
@@ -40,7 +40,7 @@ class Match:
     signature: str | None = None
     evidence: Evidence | None = None
     contexts: list[tuple[Pattern, Evidence | None]] = field(default_factory=list)
-    notes: list[tuple[str, dict]] = field(default_factory=list)  # reason codes, worded by kb.reasons
+    notes: list[tuple[str, dict]] = field(default_factory=list)  # reason codes, worded by kb.engine.reasons
     wrapper: bool = False
     specificity: int = 0
 

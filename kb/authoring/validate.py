@@ -9,9 +9,9 @@ from collections import defaultdict
 
 import re2
 
-from kb.index import Index, Pattern
-from kb.load import Problem
-from kb.match import match
+from kb.engine.index import Index, Pattern
+from kb.guides.load import Problem
+from kb.engine.match import match
 from schema.models import Guide
 
 

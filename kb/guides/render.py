@@ -1,4 +1,4 @@
-"""Guides and match results as Markdown, plain text and JSON-ready dicts.
+"""Guides as Markdown, and the localised text and labels every output uses.
 
 Markdown is what leaves the app (export, tickets, chat), so guide text is escaped
 where Markdown would otherwise read it as markup, and every command sits in a fence.
@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from kb.match import Match, Result, explain_notes
-from kb.parse import Paste
 from schema.models import Guide, L10n
 
 LABELS: dict[str, dict[str, str]] = {
@@ -130,51 +128,3 @@ def guide_markdown(g: Guide, lang: str = "en", done: Iterable[str] = ()) -> str:
 
 def _indent(block: str, n: int = 2) -> str:
     return "\n".join(" " * n + line for line in block.split("\n"))
-
-
-def match_dict(m: Match, paste: Paste, lang: str = "en") -> dict:
-    """One match in the JSON form of `kb match --json`."""
-    ev = m.evidence
-    explanation: dict = {"text": " ".join(explain_notes(m, lang)), "reasons": explain_notes(m, lang)}
-    if ev is not None:
-        explanation["signature"] = {"id": m.signature, "kind": ev.pattern.kind, "pattern": ev.pattern.source}
-        explanation["lines"] = [_span_dict(paste, s) for s in ev.spans]
-        explanation["occurrences"] = ev.occurrences
-    if m.contexts:
-        explanation["context"] = [
-            {"pattern": q.source, "found": e is not None, **({"line": paste.lines[e.spans[0].line].no} if e else {})}
-            for q, e in m.contexts]
-    return {"id": m.guide_id, "score": m.score, "confidence": m.confidence, "explanation": explanation}
-
-
-def _span_dict(paste: Paste, s) -> dict:
-    line = paste.lines[s.line]
-    return {"line": line.no, "text": line.text[:2000], "start": s.start, "end": s.end, "prefix": line.prefix[:200]}
-
-
-def result_dict(result: Result, lang: str = "en") -> dict:
-    out: dict = {"matches": [match_dict(m, result.paste, lang) for m in result.matches]}
-    if result.paste.truncation:
-        out["note"] = result.paste.truncation
-    return out
-
-
-def result_text(result: Result, guides: dict[str, Guide], lang: str = "en") -> str:
-    lines: list[str] = []
-    if result.paste.truncation:
-        lines += [f"note: {result.paste.truncation}", ""]
-    if result.paste.empty:
-        return "Nothing to match: the input is empty.\n"
-    if not result.confident:
-        lines.append("No confident match." + (" Similar guides (not a match):" if result.matches else ""))
-    for n, m in enumerate(result.matches, 1):
-        g = guides[m.guide_id]
-        tag = "MATCH" if m.confidence == "match" else "similar"
-        lines.append(f"{n}. [{tag} {m.score:.2f}] {m.guide_id} ({g.status}) — {text(g.title, lang)}")
-        for reason in explain_notes(m, lang):
-            lines.append(f"     - {reason}")
-        if m.evidence:
-            for s in m.evidence.spans:
-                line = result.paste.lines[s.line]
-                lines.append(f"     {line.no:>6} | {line.text[:300]}")
-    return "\n".join(lines) + "\n"

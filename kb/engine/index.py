@@ -16,8 +16,8 @@ from typing import NamedTuple
 import ahocorasick
 import re2
 
-from kb.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
-from kb.signature import Compiled, TemplateError, compile_regex, compile_template
+from kb.guides.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
+from kb.engine.signature import Compiled, TemplateError, compile_regex, compile_template
 from schema.models import Guide
 
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}|[\u4e00-\u9fff]{2,}")
@@ -75,7 +75,7 @@ def guide_meta(g: Guide) -> GuideMeta:
 class GuideStore(Mapping):
     """The served guides by id: a read-only mapping in load order.
 
-    A guide that comes from the on-disk index cache (kb/cache.py) or from a worker process
+    A guide that comes from the on-disk index cache (kb/engine/cache.py) or from a worker process
     stays encoded (compressed JSON of exactly the fields its file set) until it is first
     used, and is kept once decoded: a cached index of 10,000 guides loads in a fraction
     of a second, and a paste touches only the few guides it matches.
@@ -167,7 +167,7 @@ class Index:
         return [(g, s) for g, s in scores.most_common(k + len(exclude)) if g not in exclude][:k]
 
 
-    # Pickling (kb/cache.py): postings travel as two integer arrays per term and are turned
+    # Pickling (kb/engine/cache.py): postings travel as two integer arrays per term and are turned
     # back into lists only for the terms a query uses (or all of them, when .postings is
     # read); paths travel as strings. A cached index then loads in a fraction of a second.
     def __getstate__(self):
@@ -313,7 +313,7 @@ def load_index(root: Path | str | None = None) -> Index:
     root = Path(root) if root else GUIDES_DIR
     base = root if root.is_dir() else root.parent
     files = guide_files(root)
-    from kb.load import _workers
+    from kb.guides.load import _workers
     if _workers(len(files)) <= 1:
         return build_index(load_guides(root))
     # A large base: worker processes read, validate, compile and encode each guide; this

@@ -4,11 +4,11 @@
 """
 from __future__ import annotations
 
+import argparse
 import json
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from kb import ROOT
 SCHEMA = ROOT / "schema" / "guide.schema.json"
 README = ROOT / "README.md"
 _CLI = re.compile(r"(<!-- cli-help:start -->\n).*?(<!-- cli-help:end -->)", re.S)
@@ -21,25 +21,22 @@ def schema_text() -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-def cli_help() -> str:
-    from kb.cli import build_parser
-    parser = build_parser()
-    # A fixed width keeps the text identical whatever terminal regenerates it.
-    import os
-    os.environ["COLUMNS"] = "100"
+def cli_help(parser: argparse.ArgumentParser) -> str:
+    """The help of `parser` and of each sub-command; the CLI passes its own parser in, so
+    that this module does not depend on the CLI."""
     parts = [parser.format_help()]
     for name, sp in parser._subparsers._group_actions[0].choices.items():
         parts.append(sp.format_help())
     return "```text\n" + "\n".join(p.rstrip() + "\n" for p in parts) + "```\n"
 
 
-def readme_text(current: str) -> str:
-    return _CLI.sub(lambda m: m.group(1) + cli_help() + m.group(2), current)
+def readme_text(current: str, parser: argparse.ArgumentParser) -> str:
+    return _CLI.sub(lambda m: m.group(1) + cli_help(parser) + m.group(2), current)
 
 
-def generate(check: bool = False) -> list[str]:
+def generate(parser: argparse.ArgumentParser, check: bool = False) -> list[str]:
     changed = []
-    for path, new in ((SCHEMA, schema_text()), (README, readme_text(README.read_text(encoding="utf-8")) if README.exists() else None)):
+    for path, new in ((SCHEMA, schema_text()), (README, readme_text(README.read_text(encoding="utf-8"), parser) if README.exists() else None)):
         if new is None:
             continue
         old = path.read_text(encoding="utf-8") if path.exists() else ""

@@ -14,6 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from schema.models import Guide
+from kb import ROOT
 
 try:
     _Base = yaml.CSafeLoader
@@ -22,7 +23,7 @@ except AttributeError:  # pragma: no cover - PyYAML without libyaml
 
 MAX_FILE_BYTES = int(os.environ.get("KB_MAX_GUIDE_BYTES", 1_000_000))
 MAX_PROBLEMS = 50  # reported per file
-GUIDES_DIR = Path(__file__).resolve().parent.parent / "guides"
+GUIDES_DIR = ROOT / "guides"
 
 
 @dataclass(frozen=True)

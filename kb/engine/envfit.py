@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from kb.conditions import CheckOutcome, FitNote, evaluate, fit
-from kb.envreport import EnvRecord, parse_report
-from kb.index import Index
-from kb.match import Match, Result
+from kb.env.conditions import CheckOutcome, FitNote, evaluate, fit
+from kb.env.reports import EnvRecord, parse_report
+from kb.engine.index import Index
+from kb.engine.match import Match, Result
 from schema.models import Guide
 
 # A contradiction moves a match below others but never turns it into "similar":

@@ -7,7 +7,7 @@ index (its source and its libraries' versions). When any guide is added, removed
 changed, or the code changes, the key changes and the index is rebuilt from YAML and
 written again. A cache that cannot be read (truncated, corrupt, from another version) is
 ignored and rebuilt. Guides stay encoded in the cache and are decoded on first use (see
-kb.index.GuideStore).
+kb.engine.index.GuideStore).
 
 The cache is written by this program into the project's own folder and read back only
 from there: like the code beside it, it is trusted (a pickle runs code when loaded).
@@ -21,14 +21,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kb.index import Index, load_index
-from kb.load import GUIDES_DIR
+from kb.engine.index import Index, load_index
+from kb.guides.load import GUIDES_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
+from kb import ROOT
 CACHE_DIR = ROOT / ".kb-cache"
 MAGIC = b"kb-index-cache\n"
 # The code whose change changes what is built.
-_CODE = ["kb/index.py", "kb/load.py", "kb/signature.py", "kb/cache.py", "schema/models.py"]
+_CODE = ["kb/engine/index.py", "kb/guides/load.py", "kb/engine/signature.py", "kb/engine/cache.py", "schema/models.py"]
 _LIBS = ["pydantic", "pydantic_core", "pyahocorasick", "google-re2", "PyYAML"]
 _code_version: str | None = None
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
 
-from kb.signature import normalise_text
+from kb.engine.signature import normalise_text
 
 # Default cut-off for one paste. Above it the head and the tail are analysed: the error
 # is usually at the end, and the command line and versions at the start.
@@ -264,7 +264,7 @@ def error_signature(paste: Paste, max_errors: int = 3) -> str:
 
     Volatile values are templated away so that the same error seen twice counts twice.
     """
-    from kb.signature import propose_template
+    from kb.engine.signature import propose_template
 
     seen: list[str] = []
     raw_seen: set[tuple] = set()

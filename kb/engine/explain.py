@@ -1,9 +1,9 @@
 """`kb explain ID FILE`: every step of matching one guide against one paste, for authors."""
 from __future__ import annotations
 
-from kb.index import Index
-from kb.match import _verify, candidates, explain_notes, match
-from kb.parse import parse
+from kb.engine.index import Index
+from kb.engine.match import _verify, candidates, explain_notes, match
+from kb.engine.parse import parse
 
 
 def explain(index: Index, gid: str, text: str, lang: str = "en") -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from kb.envreport import EnvRecord, normalise_package
+from kb.env.record import EnvRecord, normalise_package
 
 if TYPE_CHECKING:  # only for annotations: evaluation needs nothing but the attributes
     from schema.models import AppliesTo, Condition

@@ -1,109 +1,14 @@
-"""Parse the environment reports people paste into GitHub issues.
-
-A paste often holds several reports one after another (collect_env, pip list, nvidia-smi,
-nvcc, uname) plus a traceback, wrapped in Markdown fences and <details> blocks. Each report
-kind has a small parser that returns {} when the text is not of its kind; `parse_report`
-runs them all and merges what they found into one `EnvRecord`.
-"""
+"""One small parser per report kind; each returns {} when the text is not of its kind."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable
 
-from kb.gpus import compute_capability
-
-Gpu = tuple[str, str | None]  # (name as reported, compute capability or None)
-Found = dict[str, Any]  # what one parser found: EnvRecord field names, plus "kind"
-
-KIND_VLLM_COLLECT_ENV = "vllm-collect-env"
-KIND_TORCH_COLLECT_ENV = "torch-collect-env"
-KIND_PIP_LIST = "pip-list"
-KIND_PIP_FREEZE = "pip-freeze"
-KIND_NVIDIA_SMI = "nvidia-smi"
-KIND_NVIDIA_SMI_CSV = "nvidia-smi-csv"
-KIND_NVIDIA_SMI_LIST = "nvidia-smi-list"
-KIND_NVCC = "nvcc"
-KIND_PYTHON = "python-version"
-KIND_UNAME = "uname"
-KIND_LSB_RELEASE = "lsb-release"
-
-# Kinds that list every installed package, so a package missing from them is absent.
-COMPLETE_PACKAGE_LISTS = frozenset({KIND_PIP_LIST, KIND_PIP_FREEZE})
-
-_NOT_COLLECTED = {"", "n/a", "none", "could not collect", "not available", "no relevant packages"}
-
-
-@dataclass(frozen=True)
-class EnvRecord:
-    """What a pasted environment report says; None where it says nothing."""
-
-    # PEP 503 name -> version ('' when listed without one). Left out of the hash so that a
-    # record can still key a cache although a dict is not hashable.
-    packages: dict[str, str] = field(default_factory=dict, hash=False)
-    torch_version: str | None = None
-    torch_cuda: str | None = None  # torch.version.cuda: the CUDA PyTorch was built with
-    cuda_runtime: str | None = None  # collect_env's "CUDA runtime version" (the toolkit nvcc finds)
-    nvcc_version: str | None = None
-    driver_version: str | None = None
-    driver_cuda: str | None = None  # nvidia-smi's "CUDA Version": the newest CUDA the driver supports
-    gpus: tuple[Gpu, ...] = ()
-    python_version: str | None = None
-    os: str | None = None
-    kernel: str | None = None
-    sources: tuple[str, ...] = ()
-
-    def package(self, name: str) -> str | None:
-        """The version of package `name` (any spelling), '' if listed without one, None if not listed."""
-        return self.packages.get(normalise_package(name))
-
-    def lists_all_packages(self) -> bool:
-        """True when the report holds a full package listing, so absence is meaningful."""
-        return any(kind in COMPLETE_PACKAGE_LISTS for kind in self.sources)
-
-
-def normalise_package(name: str) -> str:
-    """PEP 503 normalised name: lower case, runs of '-', '_', '.' become '-'."""
-    return re.sub(r"[-_.]+", "-", name.strip()).lower()
-
-
-# --- cleaning ---------------------------------------------------------------------------
-
-_NOISE_LINE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*[\w+-]*\s*$|^\s*</?(?:details|summary)\b[^>]*>.*$", re.I)
-_INLINE_TAG = re.compile(r"</?(?:summary|details|code|pre|br)\b[^>]*>", re.I)
-
-
-def clean_lines(text: str) -> list[str]:
-    """Lines of a paste with Windows line ends, quote marks, fences and <details> wrappers removed.
-
-    Leading white space goes too: pastes are indented by quoting, list nesting or copy from
-    a rendered page, and no report kind here depends on indentation.
-    """
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
-    lines: list[str] = []
-    for raw in text.split("\n"):
-        line = re.sub(r"^\s*(?:>\s?)+", "", raw)  # e-mail style quoting in replies
-        if _NOISE_LINE.match(line):
-            continue
-        lines.append(_INLINE_TAG.sub("", line).strip())
-    return lines
-
-
-def _value(text: str) -> str | None:
-    """A reported value, or None for the placeholders collect_env prints when it has none."""
-    text = text.strip()
-    return None if text.lower() in _NOT_COLLECTED else text
-
-
-def _first_version(text: str | None) -> str | None:
-    """The leading version-looking token of `text` ('3.12.3 (main, ...)' -> '3.12.3')."""
-    if not text:
-        return None
-    match = re.match(r"v?(\d+(?:\.\d+)*[\w.+!-]*)", text.strip())
-    return match.group(1).rstrip(".,;") if match else None
-
-
-# --- collect_env (vLLM and PyTorch) ------------------------------------------------------
+from kb.env.gpus import compute_capability
+from kb.env.record import (
+    KIND_LSB_RELEASE, KIND_NVCC, KIND_NVIDIA_SMI, KIND_NVIDIA_SMI_CSV, KIND_NVIDIA_SMI_LIST, KIND_PIP_FREEZE,
+    KIND_PIP_LIST, KIND_PYTHON, KIND_TORCH_COLLECT_ENV, KIND_UNAME, KIND_VLLM_COLLECT_ENV, Found, Gpu,
+    first_version, field_value, clean_lines, normalise_package,
+)
 
 _KEY_VALUE = re.compile(r"^([A-Za-z][\w ./()-]*?)\s*:\s*(.*)$")
 _GPU_LINE = re.compile(r"^GPU (\d+): (.+)$")
@@ -140,7 +45,7 @@ def _collect_env_gpus(lines: list[str], pairs: dict[str, tuple[int, str]]) -> li
     gpus: list[Gpu] = []
     for item in candidates:
         match = _GPU_LINE.match(item)
-        name = match.group(2).strip() if match else _value(item)
+        name = match.group(2).strip() if match else field_value(item)
         if name:  # an AMD card appears as a bare name, without 'GPU 0:'
             gpus.append((name, compute_capability(name)))
     return gpus
@@ -168,10 +73,10 @@ def parse_collect_env(text: str) -> Found:
         return {}
 
     def get(key: str) -> str | None:
-        return _value(pairs[key][1]) if key in pairs else None
+        return field_value(pairs[key][1]) if key in pairs else None
 
     packages = _collect_env_packages(lines)
-    vllm = _first_version(get("vllm version"))
+    vllm = first_version(get("vllm version"))
     if vllm:
         packages[normalise_package("vllm")] = vllm
     platform = _PLATFORM.match(get("python platform") or "")
@@ -179,11 +84,11 @@ def parse_collect_env(text: str) -> Found:
     return {
         "kind": KIND_VLLM_COLLECT_ENV if is_vllm else KIND_TORCH_COLLECT_ENV,
         "packages": packages,
-        "torch_version": _first_version(get("pytorch version")),
-        "torch_cuda": _first_version(get("cuda used to build pytorch")),
-        "cuda_runtime": _first_version(get("cuda runtime version")),
-        "driver_version": _first_version(get("nvidia driver version")),
-        "python_version": _first_version(get("python version")),
+        "torch_version": first_version(get("pytorch version")),
+        "torch_cuda": first_version(get("cuda used to build pytorch")),
+        "cuda_runtime": first_version(get("cuda runtime version")),
+        "driver_version": first_version(get("nvidia driver version")),
+        "python_version": first_version(get("python version")),
         "os": get("os"),
         "kernel": platform.group(1) if platform else None,
         "gpus": _collect_env_gpus(lines, pairs),
@@ -305,7 +210,7 @@ def _csv_found(rows: list[dict[str, str]]) -> Found:
         name = row.get("name") or row.get("gpu_name") or ""
         cc = row.get("compute_cap", "")
         gpus.append((name, cc if re.fullmatch(r"\d+\.\d+", cc) else compute_capability(name)))
-    driver = next((_first_version(r.get("driver_version")) for r in rows if r.get("driver_version")), None)
+    driver = next((first_version(r.get("driver_version")) for r in rows if r.get("driver_version")), None)
     return {"kind": KIND_NVIDIA_SMI_CSV, "gpus": gpus, "driver_version": driver}
 
 
@@ -350,60 +255,3 @@ def parse_lsb_release(text: str) -> Found:
         return {}
     description = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("Description:")), None)
     return {"kind": KIND_LSB_RELEASE, "os": description} if description else {}
-
-
-# --- merging ---------------------------------------------------------------------------------
-
-# Earlier parsers win a conflict on a single value: collect_env states most facts precisely.
-PARSERS: tuple[Callable[[str], Found], ...] = (
-    parse_collect_env,
-    parse_nvidia_smi_csv,
-    parse_pip_list,
-    parse_pip_freeze,
-    parse_nvidia_smi,
-    parse_nvidia_smi_list,
-    parse_nvcc,
-    parse_python_version,
-    parse_lsb_release,
-    parse_uname,
-)
-# GPU lists are taken whole from the best source rather than merged, so the same card named
-# by two reports is not counted twice: the CSV states capabilities, collect_env full names,
-# the nvidia-smi table truncated ones.
-_GPU_PRIORITY = (KIND_NVIDIA_SMI_CSV, KIND_VLLM_COLLECT_ENV, KIND_TORCH_COLLECT_ENV, KIND_NVIDIA_SMI_LIST, KIND_NVIDIA_SMI)
-_SCALARS = ("torch_version", "torch_cuda", "cuda_runtime", "nvcc_version", "driver_version",
-            "driver_cuda", "python_version", "os", "kernel")
-
-
-def _cuda_from_local_label(torch_version: str | None) -> str | None:
-    """torch '2.5.1+cu124' -> '12.4': wheels name their CUDA build in the local label."""
-    match = re.search(r"\+cu(\d{2,3})$", torch_version or "")
-    if not match:
-        return None
-    digits = match.group(1)  # the last digit is the minor: cu92 -> 9.2, cu124 -> 12.4
-    return f"{digits[:-1]}.{digits[-1]}"
-
-
-def merge(results: list[Found]) -> EnvRecord:
-    """One EnvRecord from the non-empty results of several parsers, in priority order."""
-    values: dict[str, Any] = {}
-    for key in _SCALARS:
-        values[key] = next((r[key] for r in results if r.get(key)), None)
-    packages: dict[str, str] = {}
-    for result in results:
-        for name, version in result.get("packages", {}).items():
-            if not packages.get(name):  # a later report may give the version an earlier one lacked
-                packages[name] = version
-    by_kind = {r["kind"]: r for r in results}
-    gpus = next((tuple(by_kind[k]["gpus"]) for k in _GPU_PRIORITY if by_kind.get(k, {}).get("gpus")), ())
-    if not values["torch_version"] and packages.get("torch"):
-        values["torch_version"] = packages["torch"]
-    if not values["torch_cuda"]:
-        values["torch_cuda"] = _cuda_from_local_label(values["torch_version"])
-    sources = tuple(dict.fromkeys(r["kind"] for r in results))
-    return EnvRecord(packages=packages, gpus=gpus, sources=sources, **values)
-
-
-def parse_report(text: str) -> EnvRecord:
-    """Every environment fact the pasted `text` states, whatever reports it holds."""
-    return merge([found for found in (parser(text) for parser in PARSERS) if found])

@@ -7,9 +7,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from kb.parse import MAX_DISTINCT_ERRORS, Paste
-from kb.redact import redact
-from kb.signature import TemplateError, compile_template, propose_template
+from kb.engine.parse import MAX_DISTINCT_ERRORS, Paste
+from kb.feedback.redact import redact
+from kb.engine.signature import TemplateError, compile_template, propose_template
 
 
 def _q(s: str) -> str:
