@@ -1,5 +1,5 @@
 """Pydantic models of a troubleshooting guide; the JSON Schema is generated from them."""
 from schema.models import (  # noqa: F401
-    AppliesTo, Cause, Check, ComponentRange, Condition, Context, Guide, Hardware,
-    L10n, RawError, Reference, Signature, Step, Verification, EnvFact,
+    AppliesTo, Cause, Check, ComponentRange, Condition, Context, EnvFact, Evidence, Fix, Guide, Hardware,
+    L10n, RawError, Reference, Reproduction, Signature, Step, Verification, When,
 )

@@ -3,7 +3,8 @@
 Every model forbids unknown keys and documents each field, so that the generated
 JSON Schema (schema/guide.schema.json) is the reference an author's editor shows.
 Checks that need the whole knowledge base (ids against file names, related ids,
-self-tests) live in kb/authoring/validate.py; checks on one value live here.
+self-tests, names a cause's `when` uses) live in kb/authoring/validate.py; checks on
+one value live here. Prose is in schema/prose.py, signatures in schema/matching.py.
 """
 from __future__ import annotations
 
@@ -11,86 +12,19 @@ import datetime as dt
 import re
 from typing import Literal
 
-from markdown_it import MarkdownIt
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-LANGS = ("en", "zh")
-ID_PATTERN = r"^[a-z0-9][a-z0-9-]{1,79}$"
-ITEM_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
-# owner/repo#123 for issues and PRs; seed:<file> for the two founding articles.
-REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{7,40}:[^\s]+|doc:[^\s]+)$"
-# Raw HTML in prose would be shown verbatim (the app never renders HTML), but a tag
-# in a guide is almost always a mistake or an attack, so it is refused outright.
-_MD = MarkdownIt("commonmark")
-# Markdown makes HTML only from "<" before a letter, "/", "!" or "?", and links only from
-# "](", a "]:" definition or an autolink "<scheme:": text without these is plain.
-_MARKUP_HINT = re.compile(r"<[A-Za-z/!?]|\]\(|\]:")
-MAX_MARKUP = 200
-_MD.validateLink = lambda url: True  # see every link as a renderer would, then judge its scheme here
+from schema.matching import Condition, Context, Signature, _check_specifier
+from schema.prose import ID_PATTERN, ITEM_ID_PATTERN, LANGS, L10n, _Model
 
+__all__ = ["LANGS", "AppliesTo", "Cause", "Check", "ComponentRange", "Condition", "Context", "Evidence", "Fix",
+           "Guide", "Hardware", "L10n", "RawError", "Reference", "Reproduction", "Signature", "Step", "Verification"]
 
-def _markdown_problem(text: str) -> str | None:
-    """What Markdown would turn into markup or a dangerous link, if anything.
-
-    Parsing is the only reliable way to see what a renderer would see; the cheap test
-    first keeps it off the path of the thousands of fields that hold neither.
-    """
-    if _MARKUP_HINT.search(text) is None:
-        return None
-    # Markdown's link parsing is quadratic in the brackets of one text: a field of
-    # 10,000 "![" takes a second. Prose never needs more than a few.
-    n = text.count("[") + text.count("<")
-    if n > MAX_MARKUP:
-        return f"{n:,} '[' and '<' characters (more than {MAX_MARKUP} is not prose)"
-    for token in _MD.parse(text):
-        for t in [token, *(token.children or [])]:
-            if t.type in ("html_inline", "html_block"):
-                return f"raw HTML ({t.content.strip()[:40]!r})"
-            if t.type == "link_open" and not str(t.attrGet("href") or "").startswith("https://"):
-                return f"a link that is not https:// ({str(t.attrGet('href'))[:40]!r})"
-    return None
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
-
-
-class L10n(_Model):
-    """A prose text in English and Chinese; a reader sees the other language when theirs is missing."""
-
-    en: str | None = Field(None, description="English text.", max_length=20_000)
-    zh: str | None = Field(None, description="Chinese (simplified) text.", max_length=20_000)
-
-    @model_validator(mode="after")
-    def _one_language(self) -> "L10n":
-        if not (self.en or "").strip() and not (self.zh or "").strip():
-            raise ValueError("needs a non-empty 'en' or 'zh' text")
-        for lang in LANGS:
-            text = getattr(self, lang)
-            problem = _markdown_problem(text) if text else None
-            if problem:
-                raise ValueError(f"'{lang}' contains {problem}; write plain text, Markdown and https:// links only")
-        return self
-
-    def get(self, lang: str) -> tuple[str, str]:
-        """The text in `lang`, or the other language's; returns (text, language actually used)."""
-        own = getattr(self, lang, None) if lang in LANGS else None
-        if own and own.strip():
-            return own, lang
-        for other in LANGS:
-            text = getattr(self, other)
-            if text and text.strip():
-                return text, other
-        return "", lang
-
-
-def _check_specifier(value: str) -> str:
-    try:
-        SpecifierSet(value)
-    except InvalidSpecifier as exc:
-        raise ValueError(f"not a PEP 440 version specifier: {value!r} ({exc})") from None
-    return value
+# owner/repo#123 for issues and PRs; seed:<file> for the two founding articles; owner/repo@sha:path
+# for a line of source; doc:<where> for documentation; repro:<guide id> for output this project
+# reproduced itself (the script is repro/<guide id>.py).
+REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{7,40}:[^\s]+|doc:[^\s]+|repro:[a-z0-9][a-z0-9-]{1,79})$"
+HTTPS_URL = r"https://[A-Za-z0-9.-]+(/[^\s<>\"']*)?"
 
 
 class ComponentRange(_Model):
@@ -134,96 +68,107 @@ class AppliesTo(_Model):
     environment: list[EnvFact] = Field(default_factory=list, description="Other settings under which the error occurs.")
 
 
-class Context(_Model):
-    """Evidence that must also be present in the paste for a signature to count as a match."""
-
-    template: str | None = Field(None, description="Template (same syntax as Signature.template) that must match some line of the paste.", max_length=2_000)
-    regex: str | None = Field(None, description="RE2 regular expression that must match some line of the paste; needs `anchor`.", max_length=2_000)
-    anchor: str | None = Field(None, description="For `regex`: a literal substring every match contains, used to find candidates quickly.", max_length=300)
-    why: L10n | None = Field(None, description="Why this context separates this guide from the generic one.")
-
-    @model_validator(mode="after")
-    def _one_of(self):
-        return _exactly_one_pattern(self)
-
-
-class Signature(_Model):
-    """What identifies the error in pasted text.
-
-    Template syntax: literal text with typed placeholders `{int}`, `{num}`, `{hex}`, `{path}`,
-    `{word}`, `{ident}`, `{quoted}`, `{any}` (the rest of a line, lazily), `{version}`.
-    Runs of white space match any white space; curly quotes match straight ones.
-    """
-
-    id: str = Field(description="Identifier unique within the guide, used in explanations.", pattern=ITEM_ID_PATTERN)
-    template: str | None = Field(None, description="Template of an error line (or a few consecutive lines), e.g. 'No common block size for {int}'.", max_length=2_000)
-    regex: str | None = Field(None, description="RE2 regular expression, for what a template cannot say; needs `anchor`.", max_length=2_000)
-    anchor: str | None = Field(None, description="For `regex`: a literal substring every match contains (at least 8 characters).", max_length=300)
-    context: list[Context] = Field(default_factory=list, description="Further evidence that must all be present for a confident match; without it the guide is only offered as similar.")
-    wrapper: bool = Field(False, description="True when this message only wraps another error (e.g. 'WorkerProc initialization failed'): a match on the wrapped error ranks above it.")
-
-    @model_validator(mode="after")
-    def _one_of(self):
-        return _exactly_one_pattern(self)
-
-
-def _exactly_one_pattern(obj):
-    if (obj.template is None) == (obj.regex is None):
-        raise ValueError("give exactly one of 'template' or 'regex'")
-    if obj.template is not None and len(obj.template.strip()) == 0:
-        raise ValueError("'template' is empty: it would match everything")
-    if obj.regex is not None and not obj.anchor:
-        raise ValueError("'regex' needs an 'anchor': a literal substring every match contains")
-    if obj.template is None and obj.anchor is not None and len(obj.anchor.strip()) < 8:
-        raise ValueError("'anchor' must be at least 8 characters, or it finds too many candidates")
-    if obj.template is not None and obj.anchor is not None:
-        raise ValueError("'anchor' goes with 'regex' only; a template's anchor is derived from it")
-    return obj
-
-
 class RawError(_Model):
     """An error exactly as it was printed in a real report."""
 
     text: str = Field(description="The pasted text, verbatim (log prefixes, paths and numbers kept).", min_length=1, max_length=200_000)
     source: str = Field(description="Where it was printed: 'owner/repo#number' of the issue, or 'seed:<file>'.", pattern=REF_PATTERN)
     note: str | None = Field(None, description="What is special about this example (another version's wording, a wrapper).", max_length=2_000)
+# Who says a quote: only a maintainer, a merged fix or a reproduction can make a cause
+# `confirmed`; the docs and the source state facts, reporters and commenters report.
+CONFIRMING = ("maintainer", "fix", "reproduction")
+SPEAKERS = Literal["maintainer", "fix", "reproduction", "docs", "source", "reporter", "commenter"]
+
+
+def _check_ref(value: str) -> str:
+    if not re.fullmatch(REF_PATTERN, value):
+        raise ValueError(f"{value!r} is not 'owner/repo#number', 'owner/repo@sha:path', 'doc:…', 'seed:…' or 'repro:<guide id>'")
+    return value
+
+
+def _check_url(value: str | None) -> str | None:
+    if value is not None and not re.fullmatch(HTTPS_URL, value):
+        raise ValueError(f"url must be an https:// link (got {value[:60]!r})")
+    return value
+
+
+class Evidence(_Model):
+    """A source supporting a cause, with the words in it that do."""
+
+    ref: str = Field(description="The source: 'owner/repo#number', 'owner/repo@sha:path' for a line of code, 'doc:<where>', 'seed:<file>' or 'repro:<guide id>'; it must also be listed in the guide's references.")
+    quote: str | None = Field(None, description="A short verbatim quote from the source (a maintainer's comment, the docs, the line that raises or fixes it), in its original language.", min_length=8, max_length=800)
+    by: SPEAKERS | None = Field(None, description="Who says it: 'maintainer', 'fix' (a merged change), 'reproduction', 'docs', 'source' (the code), 'reporter' or 'commenter'. Required with a quote.")
+
+    _ref = field_validator("ref")(classmethod(lambda cls, v: _check_ref(v)))
+
+    @model_validator(mode="after")
+    def _speaker(self) -> "Evidence":
+        if self.quote is not None and self.by is None:
+            raise ValueError("a quote needs 'by': who says it")
+        return self
+
+    @property
+    def confirms(self) -> bool:
+        return self.quote is not None and self.by in CONFIRMING
+
+
+class Fix(_Model):
+    """Where a cause (or the whole error) was fixed upstream."""
+
+    package: str = Field(description="The package that carries the fix, as pip spells it, e.g. 'vllm'.", min_length=1, max_length=80)
+    version: str | None = Field(None, description="The first release with the fix, e.g. '0.11.1'.", max_length=40, pattern=r"^[0-9][0-9A-Za-z.+!-]*$")
+    ref: str | None = Field(None, description="The pull request or commit that fixes it: 'owner/repo#number'.")
+    note: L10n | None = Field(None, description="What the fix changes, if it is not obvious.")
+
+    _ref = field_validator("ref")(classmethod(lambda cls, v: v if v is None else _check_ref(v)))
+
+    @model_validator(mode="after")
+    def _something(self) -> "Fix":
+        if self.version is None and self.ref is None:
+            raise ValueError("give the fixing 'version', the fixing 'ref', or both")
+        return self
+
+
+class When(_Model):
+    """A test over the values the signature captured: it says whether this cause fits the paste."""
+
+    test: str = Field(description="An expression over the named values, e.g. 'other > allocated + unallocated + 1 GiB' or 'unallocated >= tried'. Sizes are in bytes; the units KiB, MiB, GiB, TiB and numbers may be used; operators: + - * / < <= > >= == and or not.", min_length=3, max_length=300)
+    says: L10n = Field(description="What the test shows when it holds, naming the values in braces: '{unallocated} is reserved but unallocated, more than the {tried} requested'.")
 
 
 class Cause(_Model):
-    """A cause of the error, with how sure anyone is of it."""
+    """A cause of the error, with how sure anyone is of it and why."""
 
     text: L10n = Field(description="The cause in plain words.")
-    confidence: Literal["confirmed", "likely", "speculative"] = Field(description="'confirmed' when a maintainer or a reproduction showed it; 'likely' when the evidence points there; 'speculative' for a guess.")
-    evidence: list[str] = Field(default_factory=list, description="References ('owner/repo#number') that support it.")
+    confidence: Literal["confirmed", "likely", "speculative"] = Field(description="'confirmed' only when a quote by a maintainer, a merged fix or a reproduction says so; 'likely' when the evidence points there; 'speculative' for a guess.")
+    evidence: list[str | Evidence] = Field(default_factory=list, description="Sources that support it: a reference ('owner/repo#number'), or an object with the reference, a verbatim quote and who says it.")
+    fixed_in: list[Fix] = Field(default_factory=list, description="Upstream releases or pull requests that fix this cause.")
+    when: When | None = Field(None, description="A test over the captured values that tells whether this cause fits the paste; the page then says which cause fits and why, in the reader's own numbers.")
 
     @field_validator("evidence")
     @classmethod
-    def _refs(cls, values: list[str]) -> list[str]:
+    def _refs(cls, values: list) -> list:
         for v in values:
-            if not re.fullmatch(REF_PATTERN, v):
-                raise ValueError(f"evidence {v!r} is not 'owner/repo#number'")
+            if isinstance(v, str):
+                _check_ref(v)
         return values
 
+    def refs(self) -> list[str]:
+        return [e if isinstance(e, str) else e.ref for e in self.evidence]
 
-class Condition(_Model):
-    """A machine-readable test over an environment report (see kb/env/reports.py)."""
+    def quotes(self) -> list[Evidence]:
+        return [e for e in self.evidence if isinstance(e, Evidence) and e.quote]
 
-    kind: Literal["package_version", "package_present", "package_absent", "compute_capability", "cuda_version", "driver_version", "python_version"] = Field(description="What is tested: a package's version, its presence or absence, the GPUs' compute capability, the CUDA runtime, driver or Python version.")
-    package: str | None = Field(None, description="The package, for the package_* kinds (pip's name, case-insensitive).", max_length=80)
-    spec: str | None = Field(None, description="PEP 440 specifier the value must satisfy for the check to pass, e.g. '>=0.32' or '==12.0'.", max_length=200)
 
-    @model_validator(mode="after")
-    def _fields(self):
-        if self.kind.startswith("package_") and not self.package:
-            raise ValueError(f"kind {self.kind!r} needs 'package'")
-        if self.kind in ("package_present", "package_absent"):
-            if self.spec:
-                raise ValueError(f"kind {self.kind!r} takes no 'spec'")
-        elif not self.spec:
-            raise ValueError(f"kind {self.kind!r} needs 'spec'")
-        if self.spec:
-            _check_specifier(self.spec)
-        return self
+class Reproduction(_Model):
+    """This project produced the error itself: where, with what, and the script that does it."""
+
+    script: str = Field(description="The script that produces the error the way a user would: 'repro/<guide id>.py'. Run with --fix it applies the guide's fix.", pattern=r"^repro/[a-z0-9][a-z0-9-]{1,79}\.py$")
+    hardware: str = Field(description="The machine, e.g. 'NVIDIA H200 (1 GPU)'.", min_length=3, max_length=200)
+    software: list[str] = Field(min_length=1, description="Versions that matter, e.g. ['torch 2.11.0+cu130', 'CUDA 13.0', 'Python 3.12.3'].")
+    date: dt.date = Field(description="When it was run (YYYY-MM-DD).")
+    fix_verified: bool = Field(False, description="True when the run with --fix completed without the error.")
+    note: L10n | None = Field(None, description="What the reproduction shows beyond the error itself.")
 
 
 class Check(_Model):
@@ -261,12 +206,7 @@ class Reference(_Model):
     url: str | None = Field(None, description="An https link to the source.", max_length=500)
     title: str | None = Field(None, description="The source's title.", max_length=300)
 
-    @field_validator("url")
-    @classmethod
-    def _https(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"https://[A-Za-z0-9.-]+(/[^\s<>\"']*)?", v):
-            raise ValueError(f"url must be an https:// link (got {v[:60]!r})")
-        return v
+    _url = field_validator("url")(classmethod(lambda cls, v: _check_url(v)))
 
 
 class Guide(_Model):
@@ -291,6 +231,8 @@ class Guide(_Model):
     references: list[Reference] = Field(min_length=1, description="Public sources, cited.")
     tags: list[str] = Field(default_factory=list, description="Free keywords for browsing, lower case.")
     related: list[str] = Field(default_factory=list, description="Ids of related guides.")
+    fixed_in: list[Fix] = Field(default_factory=list, description="Upstream releases or pull requests that fix the error as a whole.")
+    reproduced: Reproduction | None = Field(None, description="Set when this project reproduced the error on real hardware; the output is kept as a raw error with source 'repro:<guide id>'.")
     last_reviewed: dt.date = Field(description="When a person last checked the guide against its sources (YYYY-MM-DD).")
 
     @model_validator(mode="after")
