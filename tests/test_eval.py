@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from kb.evaluation.evaluate import VARIANTS, Case, evaluate, read_cases, variants
+from kb.evaluation.cases import VARIANTS, Case, read_cases, variants
+from kb.evaluation.scoring import evaluate
 from tests.conftest import DATA, ROOT
 
 CASES = DATA / "cases.jsonl"
@@ -42,10 +43,12 @@ def test_three_methods_side_by_side(report):
     for name, entry in report["methods"].items():
         for group in ("all", "as_written", "variants"):
             g = entry[group]
-            assert set(g) == {"cases_with_expect", "cases_expecting_null", "top1", "top3", "false_match_rate", "median_ms", "worst_ms"}
-            assert 0 <= g["top1"] <= g["top3"] <= 1, (name, group, g)
+            assert set(g) == {"cases_with_expect", "cases_expecting_null", "top1", "top1_answer", "top3", "likely_given",
+                              "likely_precision", "false_answer_rate", "false_match_rate", "median_ms", "worst_ms"}
+            assert 0 <= g["top1"] <= g["top1_answer"] <= 1, (name, group, g)
+            assert g["top1_answer"] <= g["top3"] or name != "matcher", (name, group, g)
         for f in entry["failures"]:
-            assert set(f) == {"id", "expected", "first", "first_confident"}
+            assert set(f) == {"id", "expected", "first", "confidence"}
     # The matcher beats a search box on false matches and an exact search on recall.
     m, b, e = (report["methods"][k]["all"] for k in ("matcher", "bm25", "exact"))
     assert m["false_match_rate"] < b["false_match_rate"]
@@ -87,7 +90,7 @@ def test_eval_cli_json_shape(tmp_path):
     assert out["methods"]["matcher"]["as_written"]["top1"] == 1.0
     assert out["methods"]["matcher"]["as_written"]["false_match_rate"] == 0.0
     text = subprocess.run([sys.executable, "-m", "kb", "eval", str(cases)], cwd=ROOT, capture_output=True, text=True, timeout=300).stdout
-    for label in ("matcher (kb match)", "BM25 search box", "exact last line", "top-1", "false match"):
+    for label in ("matcher (kb match)", "BM25 search box", "exact last line", "top-1", "+likely", "false ans."):
         assert label in text
 
 

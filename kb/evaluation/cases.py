@@ -23,19 +23,43 @@ class Case:
     text: str
     expect: str | None
     variant: str | None = None  # None: the case as written
+    family: str | None = None  # the error family a person labelled it with (labelled sets only)
+    split: str | None = None  # "tuned" or "held-out" (labelled sets only)
 
 
 def read_cases(path: str | Path) -> list[Case]:
-    cases = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    """The cases of a JSONL file, or of a labelled set: a folder with cases.jsonl, whose
+    rows name a `family`, and families.json, which says which guide covers each family
+    (a family absent from it has no guide yet, so such a case expects no answer)."""
+    path = Path(path)
+    if path.is_dir():
+        return _read_labelled(path)
+    return [Case(str(d["id"]), str(d["text"]), d.get("expect")) for d in _rows(path)]
+
+
+def _rows(path: Path) -> list[dict]:
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
             d = json.loads(line)
-            cases.append(Case(str(d["id"]), str(d["text"]), d.get("expect")))
+            if not isinstance(d, dict) or "id" not in d or "text" not in d:
+                raise KeyError("id or text")
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{n}: not a JSON object with 'id', 'text' and 'expect' ({exc})") from None
-    return cases
+        rows.append(d)
+    return rows
+
+
+def _read_labelled(folder: Path) -> list[Case]:
+    try:
+        families = json.loads((folder / "families.json").read_text(encoding="utf-8"))["covered"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{folder}/families.json: not an object with 'covered' ({exc})") from None
+    return [Case(str(d["id"]), str(d["text"]), families.get(d.get("family")) if d.get("family") else None,
+                 family=d.get("family"), split=d.get("split")) for d in _rows(folder / "cases.jsonl")]
+
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,196 +1,117 @@
-"""`python -m kb eval CASES.jsonl`: how well pastes find their guide, against what a
-person would otherwise do.
+"""`python -m kb eval CASES`: how well pastes find their guide, tier by tier, against what
+a person would otherwise do.
 
-Each line of CASES.jsonl is {"id", "text", "expect"}: `expect` is the guide the paste
-must find, or null when no guide may claim it. To the cases as written are added
-variants derived from each of them the way people really paste (see VARIANTS), so that
-they need not be stored; KB_EVAL_VARIANTS=0 leaves them out.
+CASES is a JSONL file of {"id", "text", "expect"} (`expect`: the guide the paste must find,
+or null when no guide may claim it), or a labelled set: a folder whose cases name an error
+family and whose families.json says which guide covers each (kb/evaluation/cases.py). To
+JSONL cases are added variants derived from each the way people really paste
+(kb/evaluation/cases.py); KB_EVAL_VARIANTS=0 leaves them out. Labelled sets are scored as
+sampled, without variants.
 
-Three methods, side by side, on the same cases:
+Three methods, side by side, on the same cases (kb/evaluation/scoring.py says what counts):
 
-- matcher: this knowledge base (kb.engine.match). Top-1 counts when the first result is the
-  expected guide with confidence "match"; a false match is any result with confidence
-  "match" on a case expecting null.
-- bm25: a knowledge-base search box. The query is the paste's last error line (what a
-  person types into a search box), the documents every text of every guide (titles,
-  summaries, symptoms, signatures, raw errors, causes, steps…), ranked with BM25. Any
-  result on a case expecting null counts as a false match, as a search box shows it.
-- exact: an exact search for the exception's last line: the paste's last error line
-  (kb.engine.parse.last_error_line) equal, after stripping white space, to the last error line
-  of one of a guide's raw errors.
+- matcher: this knowledge base (kb.engine.match), with its tiers: top-1 with "match",
+  top-1 with "match" or "likely", the likely tier's precision, false answers.
+- bm25: a knowledge-base search box. The query is the paste's last error line, the
+  documents every text of every guide, ranked with BM25; every hit counts as an answer.
+- exact: an exact search for the exception's last line among the guides' raw errors.
+
+`--answers FILE` scores the matcher's answers as another version printed them with
+`kb match --jsonl` (to measure a version in the past on today's cases); the baselines are
+then left out.
 """
 from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
-import time
-from dataclasses import dataclass, field
+from pathlib import Path
 
-from kb.engine.index import Index, load_index
-from kb.engine.match import match
-from kb.engine.parse import last_error_line, parse
-from kb.evaluation.baselines import BM25, ExactLastLine
-from kb.evaluation.cases import VARIANTS, Case, read_cases, variants
+from kb.engine.index import load_index
+from kb.evaluation.cases import read_cases, variants
+from kb.evaluation.scoring import METHODS, Ranked, evaluate
 from kb.guides.load import GUIDES_DIR
 
-METHODS = ("matcher", "bm25", "exact")
-
-
-@dataclass
-class Outcome:
-    case: Case
-    ranked: list[str]  # guide ids, best first
-    confident: list[str]  # those with confidence "match" (all of them for the baselines)
-    ms: float
-
-    @property
-    def first(self) -> str | None:
-        return self.ranked[0] if self.ranked else None
-
-    @property
-    def top1(self) -> bool:
-        return bool(self.confident) and self.confident[0] == self.case.expect and self.first == self.case.expect
-
-    @property
-    def top3(self) -> bool:
-        return self.case.expect in self.ranked[:3]
-
-    @property
-    def false_match(self) -> bool:
-        return self.case.expect is None and bool(self.confident)
-
-    @property
-    def failed(self) -> bool:
-        return self.false_match if self.case.expect is None else not self.top1
-
-
-@dataclass
-class Scores:
-    n_expect: int = 0
-    n_null: int = 0
-    top1: int = 0
-    top3: int = 0
-    false_matches: int = 0
-    times_ms: list[float] = field(default_factory=list)
-
-    def add(self, o: Outcome) -> None:
-        self.times_ms.append(o.ms)
-        if o.case.expect is None:
-            self.n_null += 1
-            self.false_matches += o.false_match
-        else:
-            self.n_expect += 1
-            self.top1 += o.top1
-            self.top3 += o.top3
-
-    def as_dict(self) -> dict:
-        def rate(a: int, b: int) -> float | None:
-            return round(a / b, 4) if b else None
-        return {"cases_with_expect": self.n_expect, "cases_expecting_null": self.n_null,
-                "top1": rate(self.top1, self.n_expect), "top3": rate(self.top3, self.n_expect),
-                "false_match_rate": rate(self.false_matches, self.n_null),
-                "median_ms": round(statistics.median(self.times_ms), 3) if self.times_ms else None,
-                "worst_ms": round(max(self.times_ms), 3) if self.times_ms else None}
-
-
-def run_method(name: str, index: Index, cases: list[Case], bm25: BM25 | None = None, exact: ExactLastLine | None = None) -> list[Outcome]:
-    out = []
-    for c in cases:
-        t0 = time.perf_counter()
-        if name == "matcher":
-            res = match(index, c.text)
-            ranked = [m.guide_id for m in res.matches]
-            confident = [m.guide_id for m in res.matches if m.confidence == "match"]
-        elif name == "bm25":
-            ranked = bm25.search(last_error_line(parse(c.text)) or "")
-            confident = ranked
-        else:
-            ranked = exact.search(c.text)
-            confident = ranked
-        out.append(Outcome(c, ranked, confident, (time.perf_counter() - t0) * 1000))
-    return out
-
-
-def evaluate(index: Index, cases: list[Case]) -> dict:
-    bm25, exact = BM25(index), ExactLastLine(index)
-    unknown = sorted({c.expect for c in cases if c.expect is not None and c.expect not in index.guides})
-    report: dict = {"guides": len(index.guides), "cases": sum(c.variant is None for c in cases),
-                    "variants": sum(c.variant is not None for c in cases), "unknown_expected_guides": unknown,
-                    "methods": {}}
-    groups = {"all": lambda c: True, "as_written": lambda c: c.variant is None, "variants": lambda c: c.variant is not None}
-    for name in METHODS:
-        outcomes = run_method(name, index, cases, bm25, exact)
-        entry: dict = {}
-        for group, keep in groups.items():
-            s = Scores()
-            for o in outcomes:
-                if keep(o.case):
-                    s.add(o)
-            entry[group] = s.as_dict()
-        by_variant = {}
-        for kind in VARIANTS:
-            s = Scores()
-            for o in outcomes:
-                if o.case.variant == kind:
-                    s.add(o)
-            if s.times_ms:
-                by_variant[kind] = s.as_dict()
-        entry["by_variant"] = by_variant
-        entry["failures"] = [{"id": o.case.id, "expected": o.case.expect, "first": o.first,
-                              "first_confident": o.confident[0] if o.confident else None}
-                             for o in outcomes if o.failed]
-        report["methods"][name] = entry
-    return report
-
-
-# ---------------------------------------------------------------------------------------
-# Output.
 
 def _pct(x: float | None) -> str:
     return "  n/a" if x is None else f"{100 * x:5.1f}%"
+
+
+LABELS = (("matcher", "matcher (kb match)"), ("bm25", "BM25 search box"), ("exact", "exact last line"))
 
 
 def format_report(r: dict) -> str:
     out = [f"{r['cases']} cases + {r['variants']} pasted-like variants, {r['guides']} guides.", ""]
     if r["unknown_expected_guides"]:
         out += ["Expected guides that do not exist (or do not load): " + ", ".join(r["unknown_expected_guides"]), ""]
-    head = f"{'':22} {'top-1':>7} {'top-3':>7} {'false match':>12} {'median ms':>10} {'worst ms':>9}"
-    for group, title in (("all", "All cases"), ("as_written", "Cases as written"), ("variants", "Pasted-like variants")):
+    head = (f"{'':22} {'top-1':>7} {'+likely':>8} {'top-3':>7} {'likely ok':>10} {'false ans.':>11}"
+            f" {'median ms':>10} {'worst ms':>9}")
+    groups = (("all", "All cases"),) + ((("as_written", "Cases as written"), ("variants", "Pasted-like variants"))
+                                         if r["variants"] else ())
+    for group, title in groups:
         g0 = r["methods"]["matcher"][group]
         out.append(f"{title}: {g0['cases_with_expect']} expecting a guide, {g0['cases_expecting_null']} expecting none")
         out.append(head)
-        for name, label in (("matcher", "matcher (kb match)"), ("bm25", "BM25 search box"), ("exact", "exact last line")):
+        for name, label in LABELS:
+            if name not in r["methods"]:
+                continue
             g = r["methods"][name][group]
             med = "" if g["median_ms"] is None else f"{g['median_ms']:10.2f}"
             worst = "" if g["worst_ms"] is None else f"{g['worst_ms']:9.2f}"
-            out.append(f"{label:22} {_pct(g['top1']):>7} {_pct(g['top3']):>7} {_pct(g['false_match_rate']):>12} {med:>10} {worst:>9}")
+            likely = f"{_pct(g['likely_precision'])} ({g['likely_given']})" if name == "matcher" else "—"
+            out.append(f"{label:22} {_pct(g['top1']):>7} {_pct(g['top1_answer']):>8} {_pct(g['top3']):>7} {likely:>10}"
+                       f" {_pct(g['false_answer_rate']):>11} {med:>10} {worst:>9}")
         out.append("")
-    out.append("Matcher by variant (top-1 / false match):")
-    for kind, g in r["methods"]["matcher"]["by_variant"].items():
-        out.append(f"  {kind:15} {_pct(g['top1'])} / {_pct(g['false_match_rate'])}   ({g['cases_with_expect']} + {g['cases_expecting_null']})")
+    labelled = r["methods"]["matcher"].get("labelled")
+    if labelled:
+        out.append(f"{'labelled set':14} {'cases':>6} {'coverage':>9} {'right-first':>12} {'of covered':>11} {'false ans.':>11}")
+        for split, g in labelled.items():
+            out.append(f"{split:14} {g['cases']:>6} {_pct(g['coverage']):>9} {_pct(g['right_first']):>12}"
+                       f" {_pct(g['right_first_of_covered']):>11} {_pct(g['false_answers']):>11}")
+        out += ["", "Most frequent families without a guide:"]
+        out += [f"  {n:3}  {fam}" for fam, n in labelled["all"]["uncovered_families"]]
+        out.append("")
+    if r["methods"]["matcher"]["by_variant"]:
+        out.append("Matcher by variant (top-1 with match or likely / false answers):")
+        for kind, g in r["methods"]["matcher"]["by_variant"].items():
+            out.append(f"  {kind:15} {_pct(g['top1_answer'])} / {_pct(g['false_answer_rate'])}"
+                       f"   ({g['cases_with_expect']} + {g['cases_expecting_null']})")
     fails = r["methods"]["matcher"]["failures"]
     out += ["", f"Matcher failures ({len(fails)}):" if fails else "Matcher failures: none."]
     for f in fails:
-        got = f["first"] or "nothing"
-        conf = "" if f["first"] is None or f["first"] == f["first_confident"] else " (similar)"
-        out.append(f"  {f['id']}: expected {f['expected'] or 'no match'}, first {got}{conf}")
+        got = f"{f['first']} ({f['confidence']})" if f["first"] else "nothing"
+        out.append(f"  {f['id']}: expected {f['expected'] or 'no answer'}, first {got}")
     for name in ("bm25", "exact"):
-        out.append(f"{name}: {len(r['methods'][name]['failures'])} failing cases (see --json).")
+        if name in r["methods"]:
+            out.append(f"{name}: {len(r['methods'][name]['failures'])} failing cases (see --json).")
     return "\n".join(out) + "\n"
+
+
+def read_answers(path: str | Path) -> dict[str, Ranked]:
+    """Answers as `kb match --jsonl` prints them: {"id", "matches": [{"id", "confidence"}, …]} per line."""
+    out: dict[str, Ranked] = {}
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            out[str(d["id"])] = [(str(m["id"]), str(m["confidence"])) for m in d["matches"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{n}: not a `kb match --jsonl` line ({exc})") from None
+    return out
 
 
 def main(args) -> int:
     index = load_index(getattr(args, "guides", None) or GUIDES_DIR)
     try:
         cases = read_cases(args.cases)
-    except ValueError as exc:
+        answers = read_answers(args.answers) if getattr(args, "answers", None) else None
+    except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if os.environ.get("KB_EVAL_VARIANTS", "1") != "0":
+    if not Path(args.cases).is_dir() and os.environ.get("KB_EVAL_VARIANTS", "1") != "0":
         cases = cases + variants(cases)
-    report = evaluate(index, cases)
+    report = evaluate(index, cases, ("matcher",) if answers is not None else METHODS, answers)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
