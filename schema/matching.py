@@ -46,11 +46,16 @@ class Context(_Model):
     template: str | None = Field(None, description="Template (same syntax as Signature.template) that must match some line of the paste.", max_length=2_000)
     regex: str | None = Field(None, description="RE2 regular expression that must match some line of the paste; needs `anchor`.", max_length=2_000)
     anchor: str | None = Field(None, description="For `regex`: a literal substring every match contains, used to find candidates quickly.", max_length=300)
-    fact: Condition | None = Field(None, description="An environment fact that satisfies this context as well as the pattern does, e.g. {kind: compute_capability, spec: '>=12.0,<12.2'}: a report proving it counts as this context found.")
+    module: str | None = Field(None, description="A Python package whose code the paste's traceback passes through, e.g. 'vllm' or 'sglang' (a frame under site-packages/vllm/ or a checkout's vllm/ folder).", pattern=r"^[A-Za-z_][A-Za-z0-9_]{1,40}$")
+    fact: Condition | None = Field(None, description="An environment fact that satisfies this context as well as the pattern does, e.g. {kind: compute_capability, spec: '>=12.0,<12.2'}: a report proving it (in the paste or in the environment box) counts as this context found.")
     why: L10n | None = Field(None, description="Why this context separates this guide from the generic one.")
 
     @model_validator(mode="after")
     def _one_of(self):
+        if self.module is not None:
+            if self.template is not None or self.regex is not None or self.fact is not None:
+                raise ValueError("'module' stands alone: give it without 'template', 'regex' or 'fact'")
+            return self
         if self.fact is not None and self.template is None and self.regex is None:
             return self
         return _exactly_one_pattern(self)

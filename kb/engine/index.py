@@ -220,12 +220,15 @@ def compile_guide(g: Guide) -> tuple[list[Pattern], list[str]]:
     out: list[Pattern] = []
     errors: list[str] = []
     for s in g.signatures:
-        items = [(-1, s.template, s.regex, s.anchor)] + [(i, c.template, c.regex, c.anchor) for i, c in enumerate(s.context)]
+        items = [(-1, s.template, s.regex, s.anchor)] + [(i, c.template, c.regex, c.anchor) for i, c in enumerate(s.context)
+                                                          if c.template is not None or c.regex is not None]
         compiled: list[Pattern] = []
         for ctx, template, regex, anchor in items:
             where = f"signatures[{s.id}]" + (f".context[{ctx}]" if ctx >= 0 else "")
+            # A signature that needs context may match a line every log has: its context makes it specific.
+            generic_ok = ctx == -1 and bool(s.context)
             try:
-                c = compile_template(template) if template is not None else compile_regex(regex, anchor)
+                c = compile_template(template, generic_ok) if template is not None else compile_regex(regex, anchor, generic_ok)
             except TemplateError as exc:
                 errors.append(f"{where}: {exc}")
                 break

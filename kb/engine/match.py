@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kb.engine.index import Index, Pattern, tokens
+from kb.engine.signature import Compiled
 from kb.engine.parse import Paste, parse
 from kb.engine.reasons import word
 
@@ -176,6 +177,7 @@ def match(index: Index, text: str | Paste, limit: int | None = None) -> Result:
         guide = index.guides[p.guide]
         sig = next(s for s in guide.signatures if s.id == p.sig)
         contexts = [(q, ctx_ev.get((p.guide, p.sig, q.ctx))) for q in index.contexts_of(p)]
+        contexts += _module_contexts(sig, p, paste)
         complete = all(e is not None for _, e in contexts)
         cand = Match(p.guide, "match" if complete else "similar", 0.0, sig.id, ev, contexts, wrapper=p.wrapper,
                      specificity=p.compiled.literal_chars + sum(q.compiled.literal_chars for q, e in contexts if e))
@@ -187,6 +189,18 @@ def match(index: Index, text: str | Paste, limit: int | None = None) -> Result:
     if not any(m.confidence == "match" for m in matches):
         matches.extend(_similar(index, paste, {m.guide_id for m in matches}, MAX_SIMILAR - len(matches)))
     return Result(paste, matches)
+
+
+def _module_contexts(sig, p: Pattern, paste: Paste) -> list[tuple[Pattern, Evidence | None]]:
+    """A `module` context is found when a traceback frame of the paste is in that package's code."""
+    out = []
+    for i, c in enumerate(sig.context):
+        if c.module is None:
+            continue
+        q = Pattern(p.guide, p.sig, i, f"module {c.module}", "module", Compiled("", c.module, len(c.module), 1))
+        li = paste.modules.get(c.module)
+        out.append((q, None if li is None else Evidence(q, [Span(li, 0, len(paste.lines[li].text))], 1)))
+    return out
 
 
 def _evidence_key(m: Match) -> tuple:

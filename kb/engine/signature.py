@@ -23,8 +23,11 @@ PLACEHOLDERS: dict[str, str] = {
     "quoted": r"(?:'[^'\n]*'|\"[^\"\n]*\")",
     "version": r"v?\d+(?:\.\d+)*[\w.+-]*",
     "any": r"[^\n]*?",
+    # An amount of memory as PyTorch, vLLM and NCCL print it: '20.00 MiB', '1.5GB', '512 bytes'.
+    "size": r"\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|bytes|B)\b",
 }
-_TOKEN = re.compile(r"\{\{|\}\}|\{([a-z]+)\}|(\s+)")
+# {type} or {type:name}; a name makes the captured value available to explanations and causes.
+_TOKEN = re.compile(r"\{\{|\}\}|\{([a-z]+)(?::([a-z_][a-z0-9_]{0,30}))?\}|(\s+)")
 MIN_ANCHOR = 8
 # Quotes are straightened in pastes and templates alike: the first seed's title
 # was published with typographic quotes around a Python repr.
@@ -43,6 +46,7 @@ class Compiled:
     anchor: str  # literal text every match contains
     literal_chars: int  # how much fixed text the pattern pins down: its specificity
     nlines: int  # lines a match may span
+    names: tuple[tuple[str, str], ...] = ()  # (name, placeholder type) of its named placeholders
 
 
 _QUOTE_CHARS = re.compile("[" + "".join(chr(c) for c in QUOTES) + "]")
@@ -86,7 +90,7 @@ def _split(template: str):
         elif m.group(1) is not None:
             if m.group(1) not in PLACEHOLDERS:
                 raise TemplateError(f"unknown placeholder {{{m.group(1)}}}; known: " + ", ".join("{%s}" % k for k in PLACEHOLDERS))
-            yield ("ph", m.group(1))
+            yield ("ph", m.group(1), m.group(2))
         else:
             yield ("ws", "\n" if "\n" in tok else " ")
         pos = m.end()
@@ -94,16 +98,25 @@ def _split(template: str):
         yield ("lit", template[pos:])
 
 
-def compile_template(template: str) -> Compiled:
+def compile_template(template: str, allow_generic: bool = False) -> Compiled:
+    """`allow_generic`: a signature with required context may match a line every log has
+    (a bare `AssertionError` inside vLLM's code): the context makes it specific."""
     template = normalise_text(template).strip()
     out: list[str] = []
-    for kind, value in _split(template):
+    names: list[tuple[str, str]] = []
+    for kind, value, *name in _split(template):
         if kind == "lit":
             if "{" in value or "}" in value:
                 raise TemplateError(f"stray brace in {value!r}; write '{{{{' or '}}}}' for a literal brace")
             out.append(re.escape(value))
         elif kind == "ph":
-            out.append("(?:" + PLACEHOLDERS[value] + ")")
+            if name and name[0]:
+                if name[0] in dict(names):
+                    raise TemplateError(f"placeholder name {name[0]!r} is used twice in one template")
+                names.append((name[0], value))
+                out.append(f"(?P<{name[0]}>" + PLACEHOLDERS[value] + ")")
+            else:
+                out.append("(?:" + PLACEHOLDERS[value] + ")")
         else:
             # A line break in a template may be a wrapped line in the paste, with or without indentation.
             out.append(r"[ \t]*\n\s*" if value == "\n" else r"\s+")
@@ -113,8 +126,8 @@ def compile_template(template: str) -> Compiled:
         raise TemplateError(
             f"template needs a literal run of at least {MIN_ANCHOR} characters (longest is {anchor!r}): it would match too much")
     pattern = "".join(out)
-    _check_pattern(pattern)
-    return Compiled(pattern, anchor, sum(len(s) for s in segments), template.count("\n") + 1)
+    _check_pattern(pattern, allow_generic)
+    return Compiled(pattern, anchor, sum(len(s) for s in segments), template.count("\n") + 1, tuple(names))
 
 
 # Every match must contain the anchor (8 characters or more), so a regex that matches any
@@ -123,18 +136,19 @@ def compile_template(template: str) -> Compiled:
 _SHORT = "\n".join(("x", "0", " ", "\t", ":", ".", "-", "ab", "a b", "Error", "error:", "1234567"))
 
 
-def compile_regex(regex: str, anchor: str) -> Compiled:
+def compile_regex(regex: str, anchor: str, allow_generic: bool = False) -> Compiled:
     if len(anchor.strip()) < MIN_ANCHOR:
         raise TemplateError(f"anchor {anchor!r} is shorter than {MIN_ANCHOR} characters")
-    _check_pattern(regex)
+    _check_pattern(regex, allow_generic)
     m = re2.search(regex, _SHORT)
     if m is not None:
         raise TemplateError(f"pattern matches {m.group(0)!r}, which does not contain its anchor: it would match almost anything")
     nlines = regex.count(r"\n") + 1
-    return Compiled(regex, normalise_text(anchor).strip(), len(anchor.strip()), nlines)
+    names = tuple((n, "regex") for n in re2.compile(regex).groupindex)
+    return Compiled(regex, normalise_text(anchor).strip(), len(anchor.strip()), nlines, names)
 
 
-def _check_pattern(pattern: str) -> None:
+def _check_pattern(pattern: str, allow_generic: bool = False) -> None:
     try:
         compiled = re2.compile(pattern)
     except re2.error as exc:
@@ -143,9 +157,10 @@ def _check_pattern(pattern: str) -> None:
         raise TemplateError(f"not a valid RE2 pattern: {why}") from None
     if compiled.search("") is not None:
         raise TemplateError("pattern matches the empty string: it would match everything")
-    m = compiled.search(_GENERIC)
+    m = None if allow_generic else compiled.search(_GENERIC)
     if m is not None:
-        raise TemplateError(f"pattern matches the generic line {m.group(0)[:80]!r}: it would match almost any error")
+        raise TemplateError(f"pattern matches the generic line {m.group(0)[:80]!r}: it would match almost any error"
+                            " (a signature with required context may: give it context)")
 
 
 # Lines every traceback or log has, naming no error in particular: a signature that

@@ -1,0 +1,134 @@
+"""The root error of a paste, whether or not a guide covers it.
+
+A paste often holds several errors: the worker's exception, then the summaries of the
+processes that waited for it (vLLM's "Engine core initialization failed", torchrun's
+ChildFailedError), then the cascade on other ranks. The root error is the first error
+that is not only a wrapper around another: the first failing rank, the innermost cause
+of a chain, the worker's error before the summary that follows it. A wrapper is the root
+only when the paste holds nothing else.
+
+Every function here declines (returns None or an empty list) when the paste holds no error.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb.engine.parse import ErrorLine, Paste
+
+# Messages that only report that something else failed. Guides mark their own wrapper
+# signatures too (Signature.wrapper); these are the ones every log of the stack prints.
+WRAPPERS = re.compile(
+    r"ChildFailedError|failed \(exitcode: -?\d+\)|Root Cause \(first observed failure\)"
+    r"|Engine core initiali[sz]ation failed|WorkerProc (?:initiali[sz]ation failed|failed to start)"
+    r"|Worker failed with error|(?:Async)?EngineDeadError|Engine process failed to start"
+    r"|Got fatal signal from worker processes|RayTaskError|ray\.exceptions\.\w+|ActorDiedError"
+    r"|CalledProcessError|subprocess-exited-with-error|Failed building wheel|Could not build wheels"
+    r"|ProcessRaisedException|ProcessExitedException|BackendCompilerFailed|Executor worker returned error"
+    r"|Failed to build installable wheels|metadata-generation-failed|exit code: [1-9]\d*\s*$")
+# Errors that are not Python exceptions: native messages, compilers, the kernel.
+NATIVE = re.compile(
+    r"^\s*what\(\):\s+\S|terminate called after throwing|\bCUDA error: |\bNCCL WARN |Segmentation fault"
+    r"|\bSIGSEGV\b|Fatal Python error:|\[TensorRT-LLM\]\[ERROR\]|(?:^|\s|: )(?:fatal )?error: \S|^Killed\s*$"
+    r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |No such file or directory$|\bAssertion `.+' failed")
+_QUIET = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN)\b")  # a log line at these levels reports no failure
+_WARNING_TYPE = re.compile(r"Warning$")
+
+
+@dataclass(frozen=True)
+class Event:
+    index: int  # into Paste.lines
+    exc_type: str | None  # the exception's type, None for a native error line
+    message: str
+    modules: tuple[str, ...]  # packages of its traceback's frames, innermost last
+    start: int  # first line of its incident (its traceback, or its chain of tracebacks)
+    end: int  # last line of its incident
+    wrapper: bool
+
+
+@dataclass(frozen=True)
+class RootError:
+    index: int  # into Paste.lines
+    no: int  # line number as pasted
+    text: str  # the line as the matcher reads it
+    exc_type: str | None
+    message: str
+    modules: tuple[str, ...]
+    start: int
+    end: int
+    wrapper_only: bool  # the paste holds nothing but wrappers
+
+
+def _python_events(paste: Paste) -> list[Event]:
+    errors = [e for e in paste.errors if e.exc_type is not None]
+    chain_end: dict[int, int] = {}
+    for e in errors:
+        chain_end[e.chain] = max(chain_end.get(e.chain, -1), e.index)
+    out = []
+    for e in errors:
+        if _WARNING_TYPE.search(e.exc_type or "") or _quiet(paste, e.index):
+            continue
+        text = paste.lines[e.index].text
+        out.append(Event(e.index, e.exc_type, e.message, e.modules, min(e.start, e.chain), chain_end[e.chain] + 2,
+                         bool(WRAPPERS.search(text))))
+    return out
+
+
+def _native_events(paste: Paste, limit: int = 200) -> list[Event]:
+    out: list[Event] = []
+    python_lines = {e.index for e in paste.errors}
+    for i, line in enumerate(paste.lines):
+        t = line.text
+        if i in python_lines or not t or len(t) > 4000 or not NATIVE.search(t) or _quiet(paste, i):
+            continue
+        if out and i - out[-1].end <= 1:  # one block of native lines is one incident
+            prev = out[-1]
+            out[-1] = Event(prev.index, prev.exc_type, prev.message, prev.modules, prev.start, i + 1, prev.wrapper)
+            continue
+        out.append(Event(i, None, t.strip(), (), max(0, i - 1), i + 1, bool(WRAPPERS.search(t))))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _quiet(paste: Paste, i: int) -> bool:
+    prefix = paste.lines[i].prefix
+    return bool(prefix) and bool(_QUIET.search(prefix)) and "ERROR" not in prefix
+
+
+def _wrapper_only_lines(paste: Paste) -> list[Event]:
+    """Wrapper lines that are neither Python exceptions nor native errors (torchrun's summary table)."""
+    out = []
+    for i, line in enumerate(paste.lines):
+        if WRAPPERS.search(line.text) and len(line.text) < 4000:
+            out.append(Event(i, None, line.text.strip(), (), i, i + 1, True))
+            break
+    return out
+
+
+def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Event]:
+    """Every error of the paste in order; `wrapper_lines` are lines a guide's wrapper signature matched."""
+    if paste.empty:
+        return []
+    found = _python_events(paste) + _native_events(paste)
+    if not found:
+        found = _wrapper_only_lines(paste)
+    if wrapper_lines:
+        found = [e if e.wrapper or e.index not in wrapper_lines else
+                 Event(e.index, e.exc_type, e.message, e.modules, e.start, e.end, True) for e in found]
+    return sorted(found, key=lambda e: e.index)
+
+
+def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> RootError | None:
+    found = events(paste, wrapper_lines)
+    if not found:
+        return None
+    real = [e for e in found if not e.wrapper]
+    e = real[0] if real else found[0]
+    return RootError(e.index, paste.lines[e.index].no, paste.lines[e.index].text.strip()[:2000], e.exc_type,
+                     e.message[:2000], e.modules, e.start, e.end, not real)
+
+
+def frames_modules(errors: list[ErrorLine]) -> tuple[str, ...]:
+    """The packages of every traceback's frames in the paste, once each."""
+    return tuple(dict.fromkeys(m for e in errors for m in e.modules))
