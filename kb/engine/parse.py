@@ -15,6 +15,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from kb.engine.signature import normalise_text
+from kb.engine.tracebacks import FRAME_ANYWHERE, ErrorLine, Line, find_errors, package_of  # noqa: F401 (re-exported)
 
 # Default cut-off for one paste. Above it the head and the tail are analysed: the error
 # is usually at the end, and the command line and versions at the start.
@@ -51,31 +52,7 @@ PREFIXES: list[re.Pattern[str]] = [
     re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2}\s\d\d:\d\d:\d\d\s[\w.-]+\s[\w./-]+(?:\[\d+\])?:\s"),
 ]
 
-_EXC = re.compile(
-    r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)|Exception|KeyError|StopIteration))"
-    r"(?::\s?(?P<msg>.*))?$")
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
-_FRAME_ANYWHERE = re.compile(r'File "([^"\n]{1,1000})", line \d+')
-_CHAIN = ("During handling of the above exception, another exception occurred:",
-          "The above exception was the direct cause of the following exception:")
-_TRACEBACK = "Traceback (most recent call last):"
-_ERRORISH = re.compile(r"\b(?:error|failed|failure|fatal|exception|assert(?:ion)?|segmentation fault|killed|not found|undefined symbol|timed? ?out)\b", re.I)
 
-
-class Line(NamedTuple):  # a NamedTuple: a million-line paste builds a million of these
-    no: int  # 1-based line number in the paste as pasted
-    prefix: str  # what was stripped (a log prefix), shown dimmed
-    text: str  # what the matcher reads
-
-
-class ErrorLine(NamedTuple):  # a NamedTuple too: a paste may hold 200,000 exception lines
-    index: int  # index into Paste.lines
-    exc_type: str | None
-    message: str
-    frames: tuple[tuple[str, str], ...] = ()  # (file name, function), innermost last
-    modules: tuple[str, ...] = ()  # the packages of every frame of its traceback, innermost last, once each
-    start: int = -1  # index of its traceback's first line (the "Traceback" header), or of the line itself
-    chain: int = -1  # errors printed as one chain ("During handling of…", "The above exception…") share this
 
 
 @dataclass
@@ -101,7 +78,7 @@ class Paste:
         if self._modules is None:
             found: dict[str, int] = {}
             if 'File "' in self.text:
-                for m in _FRAME_ANYWHERE.finditer(self.text):
+                for m in FRAME_ANYWHERE.finditer(self.text):
                     pkg = package_of(m.group(1))
                     if pkg and pkg not in found:
                         found[pkg] = self.line_at(m.start())
@@ -240,66 +217,6 @@ def _shorten(line: str) -> str:
     """A very long line keeps its start and its end, where an error message usually is."""
     head = MAX_LINE // 4
     return line[:head] + " [… " + f"{len(line) - MAX_LINE:,}" + " characters skipped …] " + line[len(line) - (MAX_LINE - head):]
-
-
-# Packages a frame's path may name outside site-packages (a source checkout: /workspace/vllm/vllm/…).
-KNOWN_PACKAGES = frozenset("""vllm sglang sgl_kernel torch torchvision torchaudio transformers flashinfer triton deepspeed
-flash_attn xformers bitsandbytes tensorrt_llm accelerate peft trl ray huggingface_hub safetensors tokenizers numpy
-megatron apex transformer_engine diffusers lightning pytorch_lightning datasets xgrammar outlines""".split())
-
-
-def package_of(path: str) -> str | None:
-    """The top-level package a frame's file belongs to, from its path."""
-    p = path.replace("\\", "/")
-    for marker in ("site-packages/", "dist-packages/"):
-        i = p.rfind(marker)
-        if i >= 0:
-            top = p[i + len(marker):].split("/", 1)[0]
-            return top[:-3] if top.endswith(".py") else top
-    for seg in reversed(p.split("/")[:-1]):
-        if seg in KNOWN_PACKAGES:
-            return seg
-    return None
-
-
-def find_errors(lines: list[Line]) -> list[ErrorLine]:
-    """Exception lines with the frames of their traceback; other error-looking lines
-    only when the paste holds no Python exception at all."""
-    errors: list[ErrorLine] = []
-    frames: list[tuple[str, str]] = []
-    modules: list[str] = []
-    in_tb, start, chain, chained = False, -1, -1, False
-    for i, line in enumerate(lines):
-        t = line.text
-        if ":" not in t and not t.startswith(("Traceback", "  File")):
-            continue
-        if t.startswith(_TRACEBACK):
-            in_tb, frames, modules, start = True, [], [], i
-            if not chained:
-                chain = i
-            chained = False
-            continue
-        if t in _CHAIN:
-            chained = True
-            continue
-        fm = _FRAME.match(t)
-        if fm:
-            path = fm.group("file")
-            frames.append((os.path.basename(path), fm.group("func")))
-            pkg = package_of(path)
-            if pkg and pkg not in modules[-1:]:
-                modules.append(pkg)
-            continue
-        m = _EXC.match(t)
-        if m and (in_tb or m.group("msg") is not None):
-            errors.append(ErrorLine(i, m.group("type"), (m.group("msg") or "").strip(), tuple(frames[-3:]),
-                                    tuple(dict.fromkeys(reversed(modules)))[::-1], start if in_tb else i,
-                                    chain if in_tb else i))
-            in_tb, frames, modules = False, [], []
-    if not errors:
-        errors = [ErrorLine(i, None, line.text.strip(), (), (), i, i) for i, line in enumerate(lines)
-                  if _ERRORISH.search(line.text) and len(line.text.strip()) > 8][:50]
-    return errors
 
 
 def last_error_line(paste: Paste) -> str | None:
