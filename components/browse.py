@@ -12,7 +12,7 @@ import streamlit as st
 from components.i18n import lang, t
 from components.markup import esc, label
 from components.state import get_index
-from kb.engine.index import GuideMeta
+from kb.engine.guidestore import GuideMeta
 
 STATUSES = ("fixed", "workaround", "unresolved")
 PAGE_SIZE = 50

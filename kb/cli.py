@@ -28,16 +28,8 @@ def _index(args) -> Index:
     return load_index(getattr(args, "guides", None) or GUIDES_DIR)
 
 
-def _env(args):
-    if not getattr(args, "env", None):
-        return None
-    from kb.engine.envfit import parse_env
-    return parse_env(_read(args.env))
-
-
 def cmd_match(args) -> int:
     index = _index(args)
-    env = _env(args)
     if args.jsonl:
         for n, line in enumerate(_read(args.file).splitlines(), 1):
             if not line.strip():
@@ -49,22 +41,23 @@ def cmd_match(args) -> int:
                 print(f"line {n}: not a JSON object with 'text' ({exc})", file=sys.stderr)
                 return 2
             res = match(index, text_in)
-            print(json.dumps({"id": case.get("id"), **result_dict(res, args.lang)}, ensure_ascii=False))
+            print(json.dumps({"id": case.get("id"), **result_dict(res, args.lang, args.verbose)}, ensure_ascii=False))
         return 0
-    res = match(index, _read(args.file))
-    if env is not None:
-        from kb.engine.envfit import apply_env
-        checks = apply_env(index, res, env)
+    res = match(index, _read(args.file), env_report=_read(args.env) if args.env else None)
+    if res.env is not None:
+        from kb.engine.envfit import evaluate_checks
+        checks = {m.guide_id: evaluate_checks(index.guides[m.guide_id], res.env) for m in res.matches}
+        env = res.env
     else:
         checks = None
     if args.json:
-        out = result_dict(res, args.lang)
+        out = result_dict(res, args.lang, args.verbose)
         if checks is not None:
             from kb.engine.envfit import checks_dict
             out = checks_dict(out, res, checks, env, args.lang)
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
-        sys.stdout.write(result_text(res, index.guides, args.lang))
+        sys.stdout.write(result_text(res, index.guides, args.lang, args.verbose))
         if checks is not None:
             from kb.engine.envfit import checks_text
             sys.stdout.write(checks_text(res, checks, args.lang))
@@ -155,9 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("match", "Rank the guides for a pasted error, with explanations.", cmd_match)
     sp.add_argument("file", metavar="FILE", help="the paste, or - for standard input")
     fmt = sp.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "confidence", "explanation"}]}, best first')
+    fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "confidence", "explanation"}], "root_error": {"line", "text", "covered"}}, best first')
     fmt.add_argument("--jsonl", action="store_true", help='FILE holds {"id", "text"} per line; print {"id", "matches"} per line')
-    sp.add_argument("--env", metavar="REPORT", help="an environment report (vllm collect-env, pip list, nvidia-smi, …) to evaluate the guides' checks against")
+    sp.add_argument("--env", metavar="REPORT", help="an environment report (vllm collect-env, pip list, nvidia-smi, …) to evaluate the guides' checks against; one inside FILE is read too")
+    sp.add_argument("--verbose", action="store_true", help="also show the patterns behind each reason")
     lang(sp)
     guides(sp)
     sp = add("validate", "Validate guides and run their self-tests; exit 1 listing every problem.", cmd_validate)
@@ -180,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("eval", "Evaluate matching on labelled cases, tier by tier, against BM25 and exact last-line search.", cmd_eval)
     sp.add_argument("cases", metavar="CASES", help="a JSONL file of {id, text, expect}, or a labelled set's folder")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.add_argument("--split", metavar="NAME", help="of a labelled set, only the cases of this split (e.g. tuned)")
     sp.add_argument("--answers", metavar="FILE", help="score these answers (another version's `kb match --jsonl` output) instead of matching")
     guides(sp)
     sp = add("generate", "Regenerate schema/guide.schema.json and the CLI help in README.md.", cmd_generate)

@@ -33,7 +33,7 @@ def test_paste_match_open_guide():
     at.text_area(key="paste").input(read("pastes/seed1-serve.log")).run()
     no_crash(at)
     shown = texts(at)
-    assert "Match" in shown and "verified on line 13" in shown
+    assert "Match" in shown and "Line 13 of your paste" in shown
     assert ":orange-background[No common block size for 64]" in "\n".join(m.value for m in at.markdown).replace("\\", "")
     at.button(key=f"open:{SEED1}").click().run()
     no_crash(at)

@@ -14,7 +14,11 @@ MAX_LINES = 330
 
 
 def _imports(path: Path) -> set[str]:
+    """Modules `path` imports, at any depth, except under `if TYPE_CHECKING:` (annotations only)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            node.body = []
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -93,7 +93,7 @@ def test_cache_round_trip_invalidation_and_corruption(synthetic, tmp_path):
 
 
 def test_guide_store_is_a_read_only_mapping(index):
-    from kb.engine.index import GuideStore, decode_guide, encode_guide
+    from kb.engine.guidestore import GuideStore, decode_guide, encode_guide
     gid, g = next(iter(index.guides.items()))
     store = pickle.loads(pickle.dumps(GuideStore({gid: g})))
     assert list(store) == [gid] and len(store) == 1 and gid in store and "nope" not in store

@@ -20,7 +20,7 @@ def kb(*args, stdin: str | None = None, check: bool = True) -> subprocess.Comple
 def test_match_human_readable():
     out = kb("match", str(DATA / "pastes" / "seed1-serve.log")).stdout
     assert out.startswith("1. [MATCH") and SEED1 in out.splitlines()[0]
-    assert "verified on line 13" in out
+    assert "Line 13 of your paste" in out
 
 
 def test_match_json_from_stdin():

@@ -74,7 +74,7 @@ def test_paste_open_tick_share(server, browser, tmp_path):
     area = page.get_by_label("Error or log")
     area.fill(read("pastes/seed1-serve.log"))
     page.get_by_role("button", name="Find the guide").click()
-    page.get_by_text("verified on line 13").first.wait_for(timeout=30_000)
+    page.get_by_text("Line 13 of your paste").first.wait_for(timeout=30_000)
     # KB_UPDATE_SCREENSHOTS=1 refreshes the README's screenshots; otherwise they go to a temp dir.
     docs = ROOT / "docs" if os.environ.get("KB_UPDATE_SCREENSHOTS") else tmp_path
     # Streamlit scrolls inside its main block, so a taller window shows the results under the paste.

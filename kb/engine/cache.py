@@ -27,9 +27,10 @@ from kb.guides.load import GUIDES_DIR
 from kb import ROOT
 CACHE_DIR = ROOT / ".kb-cache"
 MAGIC = b"kb-index-cache\n"
-# The code whose change changes what is built.
-_CODE = ["kb/engine/index.py", "kb/guides/load.py", "kb/engine/signature.py", "kb/engine/cache.py", "schema/models.py"]
-_LIBS = ["pydantic", "pydantic_core", "pyahocorasick", "google-re2", "PyYAML"]
+# The code whose change can change what is built: the engine (patterns, references for the
+# likely tier, the parse they come from), guide loading and the schema.
+_CODE = ["kb/engine/*.py", "kb/guides/load.py", "schema/*.py"]
+_LIBS = ["pydantic", "pydantic_core", "pyahocorasick", "google-re2", "PyYAML", "rapidfuzz"]
 _code_version: str | None = None
 
 
@@ -38,8 +39,9 @@ def code_version() -> str:
     if _code_version is None:
         from importlib import metadata
         h = hashlib.sha256(sys.version.encode())
-        for rel in _CODE:
-            h.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes())
+        for pattern in _CODE:
+            for path in sorted(ROOT.glob(pattern)):
+                h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
         for lib in _LIBS:
             try:
                 h.update(f"{lib}={metadata.version(lib)}".encode())

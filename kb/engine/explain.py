@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from kb.engine.index import Index
-from kb.engine.match import _verify, candidates, explain_notes, match
+from kb.engine.match import explain_notes, match
+from kb.engine.verify import candidates, verify
 from kb.engine.parse import parse
 
 
@@ -24,9 +25,11 @@ def explain(index: Index, gid: str, text: str, lang: str = "en") -> str:
             continue
         out.append("  anchor found on line(s) " + ", ".join(str(paste.lines[i].no) for i in lines))
         # The matcher's own verification, one anchor line at a time, so the two never disagree.
-        found = [i for i in lines if _verify(p, paste, [i]) is not None]
+        found = [i for i in lines if verify(p, paste, [i]) is not None]
         out.append("  verified on line(s) " + ", ".join(str(paste.lines[i].no) for i in found) if found else "  pattern did NOT verify around the anchor (check placeholders and spacing)")
     result = match(index, paste)
+    if result.root is not None:
+        out.append(f"\nRoot error: line {result.root.no}: {result.root.text[:160]} ({'covered' if result.covered else 'no guide covers it'})")
     rank = next((n for n, m in enumerate(result.matches, 1) if m.guide_id == gid), None)
     out.append("")
     if rank is None:
@@ -34,7 +37,7 @@ def explain(index: Index, gid: str, text: str, lang: str = "en") -> str:
     else:
         m = result.matches[rank - 1]
         out.append(f"Result: rank {rank} of {len(result.matches)}, confidence {m.confidence}, score {m.score}, specificity {m.specificity}.")
-        out += ["  - " + r for r in explain_notes(m, lang)]
+        out += ["  - " + r for r in explain_notes(m, lang, verbose=True)]
         if rank > 1:
             top = result.matches[0]
             out.append(f"  first is {top.guide_id} ({top.confidence}, score {top.score})")

@@ -4,28 +4,27 @@ verified with their RE2 patterns (compiled on first use)."""
 from __future__ import annotations
 
 import math
-import pickle
 import re
-import zlib
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 import ahocorasick
 import re2
 
+from kb.engine.guidestore import GuideMeta, GuideStore, encode_guide, guide_meta  # noqa: F401 (re-exported)
 from kb.guides.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
+from kb.engine.likely import Ref, guide_refs
 from kb.engine.signature import Compiled, TemplateError, compile_regex, compile_template
+from kb.engine.textsim import weight, words
 from schema.models import Guide
 
-_WORD = re.compile(r"[a-z][a-z0-9_]{2,}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset("the and for with this that was not are you from has have when can its".split())
 
 
 def tokens(text: str) -> list[str]:
-    return [t for t in _WORD.findall(text.lower()) if t not in _STOP]
+    return [t for t in words(text) if t not in _STOP]
 
 
 @dataclass
@@ -52,91 +51,6 @@ class Pattern:
         return state
 
 
-class GuideMeta(NamedTuple):
-    """A guide's row in lists: enough to search, filter and link without decoding it."""
-
-    component: str
-    status: str
-    tags: tuple[str, ...]
-    compute_capability: tuple[str, ...]
-    title_en: str
-    title_zh: str
-    search: str  # lower-case text a search box looks in
-
-
-def guide_meta(g: Guide) -> GuideMeta:
-    hw = g.applies_to.hardware
-    search = " ".join([g.id, g.component, *g.tags, g.title.en or "", g.title.zh or "", g.summary.en or "", g.summary.zh or "",
-                       *(s.template or s.anchor or "" for s in g.signatures)]).lower()
-    return GuideMeta(g.component, g.status, tuple(g.tags), tuple(hw.compute_capability) if hw else (),
-                     g.title.en or g.title.zh or g.id, g.title.zh or g.title.en or g.id, search)
-
-
-class GuideStore(Mapping):
-    """The served guides by id: a read-only mapping in load order.
-
-    A guide that comes from the on-disk index cache (kb/engine/cache.py) or from a worker process
-    stays encoded (compressed JSON of exactly the fields its file set) until it is first
-    used, and is kept once decoded: a cached index of 10,000 guides loads in a fraction
-    of a second, and a paste touches only the few guides it matches.
-    """
-
-    __slots__ = ("_blobs", "_guides", "meta")
-
-    def __init__(self, guides: dict[str, Guide] | None = None, blobs: dict[str, bytes] | None = None,
-                 meta: dict[str, "GuideMeta"] | None = None):
-        self._guides: dict[str, Guide] = dict(guides or {})
-        # every id, in order; the encoded guide, or None while only the decoded one exists
-        self._blobs: dict[str, bytes | None] = dict(blobs) if blobs is not None else dict.fromkeys(self._guides)
-        # what lists and filters show, without decoding any guide (Browse, "other guides of this component")
-        self.meta: dict[str, GuideMeta] = dict(meta) if meta is not None else {
-            gid: guide_meta(g) for gid, g in self._guides.items()}
-
-    @property
-    def components(self) -> dict[str, str]:
-        return {gid: m.component for gid, m in self.meta.items()}
-
-    def __getitem__(self, gid: str) -> Guide:
-        g = self._guides.get(gid)
-        if g is None:
-            g = self._guides[gid] = decode_guide(self._blobs[gid])
-        return g
-
-    def __contains__(self, gid: object) -> bool:
-        return gid in self._blobs
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._blobs)
-
-    def __len__(self) -> int:
-        return len(self._blobs)
-
-    def __repr__(self) -> str:
-        return f"GuideStore({len(self)} guides, {len(self._guides)} decoded)"
-
-    def __getstate__(self):
-        blobs = {gid: blob if blob is not None else encode_guide(self._guides[gid]) for gid, blob in self._blobs.items()}
-        return blobs, self.meta
-
-    def __setstate__(self, state):
-        self._blobs, self.meta = state
-        self._guides = {}
-
-
-def encode_guide(g: Guide) -> bytes:
-    """JSON of the fields the file set (so that decoding gives an equal guide with the same
-    fields set); pickle where JSON cannot carry a value."""
-    try:
-        return b"j" + zlib.compress(g.model_dump_json(exclude_unset=True).encode("utf-8"), 1)
-    except (ValueError, TypeError, UnicodeError):
-        return b"p" + zlib.compress(pickle.dumps(g, protocol=pickle.HIGHEST_PROTOCOL), 1)
-
-
-def decode_guide(blob: bytes) -> Guide:
-    data = zlib.decompress(blob[1:])
-    return Guide.model_validate_json(data) if blob[:1] == b"j" else pickle.loads(data)
-
-
 @dataclass
 class Index:
     guides: Mapping[str, Guide]  # a GuideStore
@@ -149,6 +63,7 @@ class Index:
     doc_len: dict[str, int]
     avg_len: float
     contexts: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    refs: dict[str, tuple[Ref, ...]] = field(default_factory=dict)  # what each guide knows of its error (kb.engine.likely)
 
     def contexts_of(self, p: Pattern) -> list[Pattern]:
         return [self.patterns[i] for i in self.contexts.get((p.guide, p.sig), ())]
@@ -160,7 +75,7 @@ class Index:
             plist = self._plist(term)
             if not plist:
                 continue
-            idf = math.log(1 + (n - len(plist) + 0.5) / (len(plist) + 0.5))
+            idf = weight(term) * math.log(1 + (n - len(plist) + 0.5) / (len(plist) + 0.5))
             for gid, tf in plist:
                 dl = self.doc_len[gid]
                 scores[gid] += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / self.avg_len))
@@ -208,11 +123,19 @@ def _unpack(ids: list[str], docs: bytes, tfs: bytes) -> list[tuple[str, int]]:
     return [(ids[d], tf) for d, tf in zip(array("I", docs), array("I", tfs))]
 
 
-def _doc_text(g: Guide) -> str:
-    parts = [g.title.en or "", g.title.zh or "", g.summary.en or "", g.component, " ".join(g.tags)]
+def _doc_text(g: Guide, refs: tuple[Ref, ...]) -> str:
+    """What the word search looks in: the guide's error as its signatures and raw errors
+    print it, the packages and files of the raw errors' frames, and its title."""
+    parts = [g.title.en or "", g.title.zh or "", g.component, " ".join(g.tags)]
     parts += [s.template or s.anchor or "" for s in g.signatures]
-    parts += [s.en or "" for s in g.symptoms]
+    parts += [r.text for r in refs if r.kind != "near"]
+    for raw in g.raw_errors:
+        for m in _FRAME_FILE.finditer(raw.text[:20_000]):
+            parts.append(m.group(1).replace("/", " ").replace("\\", " ").replace(".py", ""))
     return " ".join(parts)
+
+
+_FRAME_FILE = re.compile(r'File "[^"\n]*?([\w-]+[\\/][\w.-]+\.py)"')
 
 
 def compile_guide(g: Guide) -> tuple[list[Pattern], list[str]]:
@@ -239,9 +162,11 @@ def compile_guide(g: Guide) -> tuple[list[Pattern], list[str]]:
     return out, errors
 
 
-def _prepared(g: Guide) -> tuple[list[Pattern], list[str], Counter]:
+def _prepared(g: Guide) -> tuple[list[Pattern], list[str], Counter, tuple[Ref, ...]]:
     pats, errors = compile_guide(g)
-    return pats, errors, Counter(tokens(_doc_text(g)))
+    # Non-wrapper signatures only: a wrapper's lines say nothing about the error it wraps.
+    refs = guide_refs(g, [p.regex for p in pats if p.ctx == -1 and not p.wrapper])
+    return pats, errors, Counter(tokens(_doc_text(g, refs))), refs
 
 
 def build_index(loaded: Loaded) -> Index:
@@ -256,7 +181,8 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
     patterns: list[Pattern] = []
     kept: list[str] = []
     docs: dict[str, Counter] = {}
-    for gid, pats, errors, toks in preps:
+    refs: dict[str, tuple[Ref, ...]] = {}
+    for gid, pats, errors, toks, grefs in preps:
         for e in errors:
             problems.append(Problem(str(paths_in.get(gid, gid)), None, e.split(":")[0], e.split(": ", 1)[-1]))
         if not any(p.ctx == -1 for p in pats):
@@ -264,6 +190,7 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
             continue
         kept.append(gid)
         docs[gid] = toks
+        refs[gid] = grefs
         patterns.extend(pats)
     if blobs_in is not None:
         guides = GuideStore(blobs={gid: blobs_in[gid] for gid in kept}, meta={gid: meta_in[gid] for gid in kept})
@@ -291,7 +218,7 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
             postings[term].append((gid, tf))
     avg = sum(doc_len.values()) / len(doc_len) if doc_len else 1.0
     return Index(guides, patterns, automaton, problems, {k: v for k, v in paths_in.items() if k in guides},
-                 dict(postings), doc_len, avg, dict(contexts))
+                 dict(postings), doc_len, avg, dict(contexts), refs)
 
 
 @dataclass(frozen=True)
@@ -306,6 +233,7 @@ class _Light:
     patterns: list[Pattern]
     errors: list[str]
     toks: Counter
+    refs: tuple[Ref, ...]
 
 
 def _light(g: Guide) -> _Light:
@@ -322,5 +250,5 @@ def load_index(root: Path | str | None = None) -> Index:
     # A large base: worker processes read, validate, compile and encode each guide; this
     # process never holds the decoded guides (the same index as build_index(load_guides())).
     lights, paths, problems = check_guides(root, base, files, read_many(files, base, _light))
-    preps = [(x.id, x.patterns, x.errors, x.toks) for x in lights]
+    preps = [(x.id, x.patterns, x.errors, x.toks, x.refs) for x in lights]
     return _assemble(preps, problems, paths, None, {x.id: x.blob for x in lights}, {x.id: x.meta for x in lights})

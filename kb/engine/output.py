@@ -1,24 +1,42 @@
 """Match results as plain text and JSON-ready dicts (`kb match`, `kb match --json`)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kb.engine.match import Match, Result, explain_notes
 from kb.engine.parse import Paste
+from kb.engine.reasons import word
 from kb.guides.render import text
 from schema.models import Guide
 
+TAGS = {"match": "MATCH", "likely": "LIKELY", "help": "help", "similar": "similar"}
 
-def match_dict(m: Match, paste: Paste, lang: str = "en") -> dict:
+
+def match_dict(m: Match, paste: Paste, lang: str = "en", verbose: bool = False) -> dict:
     """One match in the JSON form of `kb match --json`."""
     ev = m.evidence
-    explanation: dict = {"text": " ".join(explain_notes(m, lang)), "reasons": explain_notes(m, lang)}
+    reasons = explain_notes(m, lang)
+    explanation: dict = {"text": " ".join(reasons), "reasons": reasons}
     if ev is not None:
         explanation["signature"] = {"id": m.signature, "kind": ev.pattern.kind, "pattern": ev.pattern.source}
         explanation["lines"] = [_span_dict(paste, s) for s in ev.spans]
         explanation["occurrences"] = ev.occurrences
     if m.contexts:
         explanation["context"] = [
-            {"pattern": q.source, "found": e is not None, **({"line": paste.lines[e.spans[0].line].no} if e else {})}
-            for q, e in m.contexts]
+            {"kind": c.kind, "pattern": c.source, "found": c.found,
+             **({"line": paste.lines[c.evidence.spans[0].line].no} if c.evidence is not None else {}),
+             **({"detail": c.detail} if c.detail else {})}
+            for c in m.contexts]
+    if m.values:
+        explanation["values"] = {n: v.text for n, v in m.values.items()}
+    if m.causes:
+        explanation["causes"] = [{"cause": c.index, "fits": c.fits, "says": c.says_zh if lang == "zh" else c.says_en}
+                                 for c in m.causes]
+    if m.likely is not None:
+        explanation["likely"] = {"similarity": m.likely.score, "closest": m.likely.ref.text, "kind": m.likely.ref.kind,
+                                 "missing": list(m.likely.missing), "extra": list(m.likely.extra)}
+    if verbose:
+        explanation["details"] = [vals["pattern"] for _, vals in m.notes if vals.get("pattern")]
     return {"id": m.guide_id, "score": m.score, "confidence": m.confidence, "explanation": explanation}
 
 
@@ -27,28 +45,44 @@ def _span_dict(paste: Paste, s) -> dict:
     return {"line": line.no, "text": line.text[:2000], "start": s.start, "end": s.end, "prefix": line.prefix[:200]}
 
 
-def result_dict(result: Result, lang: str = "en") -> dict:
-    out: dict = {"matches": [match_dict(m, result.paste, lang) for m in result.matches]}
+def root_dict(result: Result) -> dict | None:
+    r = result.root
+    return None if r is None else {"line": r.no, "text": r.text, "covered": result.covered}
+
+
+def result_dict(result: Result, lang: str = "en", verbose: bool = False) -> dict:
+    out: dict = {"matches": [match_dict(m, result.paste, lang, verbose) for m in result.matches],
+                 "root_error": root_dict(result)}
+    notes = [word(code, lang, **vals) for code, vals in result.notes]
+    if notes:
+        out["notes"] = notes
     if result.paste.truncation:
         out["note"] = result.paste.truncation
     return out
 
 
-def result_text(result: Result, guides: dict[str, Guide], lang: str = "en") -> str:
+def result_text(result: Result, guides: Mapping[str, Guide], lang: str = "en", verbose: bool = False) -> str:
     lines: list[str] = []
     if result.paste.truncation:
         lines += [f"note: {result.paste.truncation}", ""]
     if result.paste.empty:
         return "Nothing to match: the input is empty.\n"
+    for code, vals in result.notes:
+        lines.append(word(code, lang, **vals))
     if not result.confident:
-        lines.append("No confident match." + (" Similar guides (not a match):" if result.matches else ""))
+        lines.append(("No guide for this error yet." if result.root is not None else "No confident match.")
+                     + (" Listed below, none of them an answer:" if result.matches else ""))
     for n, m in enumerate(result.matches, 1):
         g = guides[m.guide_id]
-        tag = "MATCH" if m.confidence == "match" else "similar"
-        lines.append(f"{n}. [{tag} {m.score:.2f}] {m.guide_id} ({g.status}) — {text(g.title, lang)}")
-        for reason in explain_notes(m, lang):
+        lines.append(f"{n}. [{TAGS.get(m.confidence, m.confidence)} {m.score:.2f}] {m.guide_id} ({g.status}) — {text(g.title, lang)}")
+        for reason in explain_notes(m, lang, verbose):
             lines.append(f"     - {reason}")
-        if m.evidence:
+        if m.values:
+            lines.append("     values: " + ", ".join(f"{n_}={v.text}" for n_, v in m.values.items()))
+        for c in m.causes:
+            if c.fits:
+                lines.append(f"     fits cause {c.index + 1}: {c.says_zh if lang == 'zh' else c.says_en}")
+        if m.evidence and m.confidence != "likely":
             for s in m.evidence.spans:
                 line = result.paste.lines[s.line]
                 lines.append(f"     {line.no:>6} | {line.text[:300]}")

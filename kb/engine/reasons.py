@@ -7,31 +7,51 @@ from __future__ import annotations
 
 MESSAGES: dict[str, dict[str, str]] = {
     "verified": {
-        "en": "Signature '{sig}' verified on line {line}: {pattern}",
-        "zh": "签名 '{sig}' 在第 {line} 行得到验证：{pattern}",
+        "en": "Line {line} of your paste is this guide's error: \"{text}\".",
+        "zh": "你粘贴内容的第 {line} 行正是本指南针对的错误：\"{text}\"。",
     },
     "repeated": {
         "en": "The same error appears on {count} lines (first on line {line}); the first one is used.",
         "zh": "同一错误出现在 {count} 行（首次在第 {line} 行），以第一次为准。",
     },
     "context_found": {
-        "en": "Required context found on line {line}: {pattern}",
-        "zh": "在第 {line} 行找到所需上下文：{pattern}",
+        "en": "Line {line} shows what tells this case apart from the generic one: \"{text}\".",
+        "zh": "第 {line} 行给出了区分本情形与通用情形的依据：\"{text}\"。",
+    },
+    "context_module": {
+        "en": "Your traceback runs through {module} code (line {line}: \"{text}\").",
+        "zh": "你的调用栈经过 {module} 的代码（第 {line} 行：\"{text}\"）。",
+    },
+    "context_fact": {
+        "en": "Your environment report shows it: {found}.",
+        "zh": "你的环境报告表明了这一点：{found}。",
     },
     "context_missing": {
-        "en": "Required context missing: {pattern} — so this guide is only similar, not a match.",
-        "zh": "缺少所需上下文：{pattern}，因此本指南只是相似，不是匹配。",
+        "en": "This guide also needs something your paste does not show ({why}), so it is only similar, not a match.",
+        "zh": "本指南还需要你的粘贴内容中没有的信息（{why_zh}），因此只是相似，不是匹配。",
     },
     "wrapper": {
-        "en": "This message only wraps another error; a guide for the wrapped error ranks above it.",
-        "zh": "该消息只是包装了另一个错误；针对被包装错误的指南排在它前面。",
+        "en": "This message only reports that another error happened; the paste holds nothing else, so this guide helps find it.",
+        "zh": "该消息只是报告另有错误发生；粘贴内容中没有别的错误，本指南帮你找到它。",
+    },
+    "wrapper_help": {
+        "en": "This message only reports that the error above it happened: listed to help read the log, not as the answer.",
+        "zh": "该消息只是报告上方的错误已经发生：列出它是为了帮助阅读日志，而不是作为答案。",
+    },
+    "likely": {
+        "en": "No signature matched exactly, but line {line} (\"{text}\") reads like this guide's error (\"{theirs}\"): {score} % alike.",
+        "zh": "没有签名完全匹配，但第 {line} 行（\"{text}\"）读起来像本指南的错误（\"{theirs}\"）：相似度 {score}%。",
+    },
+    "likely_differs": {
+        "en": "What differs: the guide's error also says {missing}; yours also says {extra}.",
+        "zh": "不同之处：指南中的错误还包含 {missing}；你的错误还包含 {extra}。",
     },
     "later_line": {
         "en": "Ranked below '{top}': its error is on line {line}, after the earlier error on line {top_line} (the root error comes first, the cascade after).",
         "zh": "排在 '{top}' 之后：它匹配的错误在第 {line} 行，晚于第 {top_line} 行的更早错误（先根因，后连锁错误）。",
     },
     "less_context": {
-        "en": "Ranked below '{top}': both match the same error, but '{top}' also matched {n} required context line(s) and is more specific.",
+        "en": "Ranked below '{top}': both match the same error, but '{top}' also matched {n} piece(s) of required context and is more specific.",
         "zh": "排在 '{top}' 之后：两者匹配同一错误，但 '{top}' 还匹配了 {n} 条所需上下文，更具体。",
     },
     "less_specific": {
@@ -43,24 +63,37 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "排在 '{top}' 之后：本指南只匹配到一条包装消息。",
     },
     "similar_words": {
-        "en": "No signature verified; offered only because its text shares words with the error: {words}.",
-        "zh": "没有签名得到验证；只因其文本与错误有相同词语而列出：{words}。",
+        "en": "Nothing matched; offered only because its error shares rare words with yours: {words}.",
+        "zh": "没有匹配；只因其错误与你的错误有相同的少见词语而列出：{words}。",
     },
     "no_match": {
         "en": "No guide's signature matched this paste with confidence.",
         "zh": "没有任何指南的签名可以可靠地匹配这段内容。",
     },
+    "root_uncovered": {
+        "en": "The root error is on line {line}: \"{text}\". No guide covers it yet.",
+        "zh": "根因错误在第 {line} 行：\"{text}\"。目前还没有指南覆盖它。",
+    },
+    "root_covered_near": {
+        "en": "The root error is on line {line}: \"{text}\"; the guide matched it where the same error is reported.",
+        "zh": "根因错误在第 {line} 行：\"{text}\"；指南在报告同一错误的位置匹配到了它。",
+    },
     "env_fits": {
         "en": "Environment fits: {what}.",
-        "zh": "环境相符：{what}。",
+        "zh": "环境相符：{what_zh}。",
     },
     "env_contradicts": {
         "en": "Environment contradicts: {what}; ranked lower.",
-        "zh": "环境不符：{what}；排名降低。",
+        "zh": "环境不符：{what_zh}；排名降低。",
+    },
+    "pattern_detail": {
+        "en": "pattern: {pattern}",
+        "zh": "模式：{pattern}",
     },
 }
 
 
 def word(code: str, lang: str = "en", **values: object) -> str:
     table = MESSAGES[code]
+    values.setdefault("what_zh", values.get("what", ""))
     return table.get(lang, table["en"]).format(**values)

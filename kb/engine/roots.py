@@ -31,6 +31,8 @@ NATIVE = re.compile(
     r"^\s*what\(\):\s+\S|terminate called after throwing|\bCUDA error: |\bNCCL WARN |Segmentation fault"
     r"|\bSIGSEGV\b|Fatal Python error:|\[TensorRT-LLM\]\[ERROR\]|(?:^|\s|: )(?:fatal )?error: \S|^Killed\s*$"
     r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |No such file or directory$|\bAssertion `.+' failed")
+# Lines of a traceback's structure, never an error themselves.
+_STRUCTURE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)")
 _QUIET = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN)\b")  # a log line at these levels reports no failure
 _WARNING_TYPE = re.compile(r"Warning$")
 
@@ -69,14 +71,29 @@ def _python_events(paste: Paste) -> list[Event]:
         if _WARNING_TYPE.search(e.exc_type or "") or _quiet(paste, e.index):
             continue
         text = paste.lines[e.index].text
-        out.append(Event(e.index, e.exc_type, e.message, e.modules, min(e.start, e.chain), chain_end[e.chain] + 2,
-                         bool(WRAPPERS.search(text))))
+        out.append(Event(e.index, e.exc_type, e.message, e.modules, min(e.start, e.chain),
+                         _message_end(paste, chain_end[e.chain]), bool(WRAPPERS.search(text))))
     return out
+
+
+MAX_MESSAGE_LINES = 15
+
+
+def _message_end(paste: Paste, i: int) -> int:
+    """The last line of the message that starts on line `i`: NCCL, CUDA and vLLM messages run
+    on over several lines ("Last error:", "Duplicate GPU detected …") until a blank line."""
+    end = i
+    for j in range(i + 1, min(len(paste.lines), i + 1 + MAX_MESSAGE_LINES)):
+        t = paste.lines[j].text
+        if not t.strip() or t.startswith(("Traceback", "  File ", "During handling", "The above exception")):
+            break
+        end = j
+    return end + 1
 
 
 def _native_events(paste: Paste, limit: int = 200) -> list[Event]:
     out: list[Event] = []
-    python_lines = {e.index for e in paste.errors}
+    python_lines = {e.index for e in paste.errors if e.exc_type is not None}
     for i, line in enumerate(paste.lines):
         t = line.text
         if i in python_lines or not t or len(t) > 4000 or not NATIVE.search(t) or _quiet(paste, i):
@@ -106,6 +123,22 @@ def _wrapper_only_lines(paste: Paste) -> list[Event]:
     return out
 
 
+def _is_source_line(paste: Paste, i: int) -> bool:
+    """The line of code a traceback prints under a frame (`    raise ValueError("… failed")`)."""
+    return i > 0 and paste.lines[i - 1].text.lstrip().startswith('File "') and paste.lines[i].text[:1] in (" ", "\t")
+
+
+def _fallback(paste: Paste) -> list[Event]:
+    """Error-looking lines of a paste with no exception and no native error; or, for a paste of a
+    line or two (an issue title, a message typed from memory), its first line."""
+    lines = [e.index for e in paste.errors if e.exc_type is None and not _is_source_line(paste, e.index)][:1]
+    if not lines:
+        nonblank = [i for i, ln in enumerate(paste.lines) if ln.text.strip() and not _STRUCTURE.match(ln.text)]
+        lines = nonblank[:1] if 0 < len(nonblank) <= 3 else []
+    return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, bool(WRAPPERS.search(paste.lines[i].text)))
+            for i in lines]
+
+
 def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Event]:
     """Every error of the paste in order; `wrapper_lines` are lines a guide's wrapper signature matched."""
     if paste.empty:
@@ -113,6 +146,11 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
     found = _python_events(paste) + _native_events(paste)
     if not found:
         found = _wrapper_only_lines(paste)
+    if not found:
+        # A line a guide's wrapper signature matched is an error too: then nothing but the wrapper is here.
+        found = [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True) for i in sorted(wrapper_lines)[:1]]
+    if not found:
+        found = _fallback(paste)
     if wrapper_lines:
         found = [e if e.wrapper or e.index not in wrapper_lines else
                  Event(e.index, e.exc_type, e.message, e.modules, e.start, e.end, True) for e in found]

@@ -105,6 +105,8 @@ def main(args) -> int:
     index = load_index(getattr(args, "guides", None) or GUIDES_DIR)
     try:
         cases = read_cases(args.cases)
+        if getattr(args, "split", None):
+            cases = [c for c in cases if c.split == args.split]
         answers = read_answers(args.answers) if getattr(args, "answers", None) else None
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,0 +1,172 @@
+"""The "likely" tier: no signature verified, but the root error reads like a guide's error.
+
+Upstream rewords messages, issue trackers cut pastes inside the error line, and issue
+titles hold only the first half of a message. For those, the root error (its masked
+text, its exception type and the packages of its innermost frames) is compared with
+what every guide knows of its error: its signatures, the error lines of its raw errors,
+and, as counter-examples, its near misses. rapidfuzz's WRatio scores the wording; it
+handles reworded (token set) and cut (partial) texts alike.
+
+Candidates come from the index's word search first, so the comparison costs the same
+with 50 guides or 10,000. The threshold was calibrated on the dev set and the tuned part
+of the traffic set (kb/evaluation/calibrate.py); its precision is reported on held-out
+sets it never saw.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from rapidfuzz import fuzz
+
+from kb.engine.parse import parse
+from kb.engine.roots import RootError, root_error
+from kb.engine.textsim import literal_letters, mask, mask_template, weight, words
+
+if TYPE_CHECKING:
+    from kb.engine.index import Index
+    from schema.models import Guide
+
+# Calibrated (kb/evaluation/calibrate.py): the lowest score at which the tier stayed above
+# 95 % precision on the tuned cases; MARGIN keeps it from choosing between two guides
+# that read alike.
+THRESHOLD = 82.0
+MARGIN = 4.0
+MIN_LETTERS = 16  # a root error with less wording than this says too little to compare
+TYPE_MISMATCH = 12.0  # two different exception types are seldom the same error
+CANDIDATES = 40
+MIN_COVERAGE = 0.8  # of the paste's error's words, weighted, that the guide's must have too
+_MASKS = ("n", "h", "p", "q")
+_QUOTED = re.compile(r"'[^'\n]{1,200}'|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`")
+
+
+class Ref(NamedTuple):
+    text: str  # masked
+    exc: str | None  # the exception's short type, lower case
+    kind: str  # "raw", "signature" or "near"
+    key: str  # which raw error, signature or near miss it came from ("raw:0")
+
+
+@dataclass(frozen=True)
+class Likely:
+    guide: str
+    score: float
+    query: str  # the root error, masked
+    ref: Ref  # what it was closest to
+    runner_up: tuple[str, float] | None
+    missing: tuple[str, ...]  # words of the guide's error the paste does not have
+    extra: tuple[str, ...]  # words of the paste's error the guide's does not have
+
+
+def short_type(exc: str | None) -> str | None:
+    return exc.rsplit(".", 1)[-1].lower() if exc else None
+
+
+def _exception_type(paste, i: int) -> str | None:
+    return next((short_type(e.exc_type) for e in paste.errors if e.index == i), None)
+
+
+def _matched_lines(text: str, regexes: list) -> list[tuple[str, str | None]]:
+    """The lines of a raw error that the guide's own signatures match: what the guide
+    recognises, as a user would paste it."""
+    paste = parse(text)
+    out: list[tuple[str, str | None]] = []
+    for rx in regexes:
+        m = rx.search(paste.text)
+        if m is not None:
+            i = paste.line_at(m.start())
+            line = paste.lines[i].text.strip()
+            if all(line != t for t, _ in out):
+                out.append((line, _exception_type(paste, i)))
+    return out[:3]
+
+
+def _root_line(text: str) -> list[tuple[str, str | None]]:
+    root = root_error(parse(text))
+    return [(root.text, short_type(root.exc_type))] if root else []
+
+
+def guide_refs(g: "Guide", regexes: list | None = None) -> tuple[Ref, ...]:
+    """What a guide knows of its error, masked, for comparison with a root error: its
+    non-wrapper signatures, the lines of its raw errors those signatures match, and the
+    root errors of its near misses (what they really are)."""
+    refs: list[Ref] = []
+    for s in g.signatures:
+        if s.template and not s.wrapper:
+            first = s.template.strip().split("\n")[0]
+            exc = first.split(":", 1)[0] if ":" in first and " " not in first.split(":", 1)[0] else None
+            refs.append(Ref(mask_template(first), short_type(exc), "signature", f"sig:{s.id}"))
+    for i, raw in enumerate(g.raw_errors):
+        for line, exc in _matched_lines(raw.text, regexes or []):
+            refs.append(Ref(mask(line), exc, "raw", f"raw:{i}"))
+    for i, near in enumerate(g.near_misses):
+        for line, exc in _root_line(near.text):
+            refs.append(Ref(mask(line), exc, "near", f"near:{i}"))
+    return tuple(r for r in refs if literal_letters(r.text) >= MIN_LETTERS)
+
+
+def _score(query: str, q_exc: str | None, ref: Ref) -> float:
+    """How well `ref` accounts for the query: read whole against whole (a reworded message),
+    or against the reference's start (a paste cut inside the error line, an issue title
+    holding its first half)."""
+    s = max(fuzz.ratio(query, ref.text), fuzz.token_sort_ratio(query, ref.text))
+    if len(query) < len(ref.text):
+        s = max(s, fuzz.ratio(query, ref.text[: len(query)]), fuzz.ratio(query, ref.text[: len(query) + len(query) // 10]))
+    if q_exc and ref.exc and q_exc != ref.exc:
+        s -= TYPE_MISMATCH
+    return s
+
+
+def coverage(query: str, ref_text: str) -> float:
+    """The weighted share of the query's words the reference also has. Quoted names weigh
+    double (they say which module, which class); words every log prints weigh little; the
+    last word of a cut query may be cut too."""
+    ref_words = set(words(ref_text))
+    quoted = {w for q in _QUOTED.findall(query) for w in words(q)}
+    q_words = [w for w in words(query) if w not in _MASKS]
+    total = got = 0.0
+    for i, w in enumerate(q_words):
+        wt = 2.0 if w in quoted else weight(w)
+        total += wt
+        if w in ref_words or (i == len(q_words) - 1 and any(r.startswith(w) for r in ref_words)):
+            got += wt
+    return got / total if total else 0.0
+
+
+def find_likely(index: "Index", root: RootError | None, exclude: frozenset[str] = frozenset(),
+                leave_out: tuple[str, str] | None = None, threshold: float = THRESHOLD) -> Likely | None:
+    """The guide whose error the root error most likely is, or None.
+
+    `leave_out` (guide, key) drops one reference, so that calibration can score a guide's
+    own raw error without comparing it with itself.
+    """
+    if root is None or root.wrapper_only:
+        return None
+    query = mask(root.text)
+    if literal_letters(query) < MIN_LETTERS:
+        return None
+    q_exc = short_type(root.exc_type)
+    best: dict[str, tuple[float, Ref]] = {}
+    near: dict[str, float] = {}
+    for gid, _ in index.similar(words(query), CANDIDATES, exclude):
+        for ref in index.refs.get(gid, ()):
+            if leave_out and gid == leave_out[0] and ref.key == leave_out[1]:
+                continue
+            s = _score(query, q_exc, ref)
+            if coverage(query, ref.text) < MIN_COVERAGE:
+                s = min(s, threshold - 1)  # it does not account for the paste's own words
+            if ref.kind == "near":
+                near[gid] = max(near.get(gid, 0.0), s)
+            elif s > best.get(gid, (-1.0, ref))[0]:
+                best[gid] = (s, ref)
+    # A guide whose counter-example reads as much like the paste as its own error does not claim it.
+    ranked = sorted(((s, gid, ref) for gid, (s, ref) in best.items() if s > near.get(gid, -1.0)), reverse=True)
+    if not ranked or ranked[0][0] < threshold:
+        return None
+    s, gid, ref = ranked[0]
+    runner = (ranked[1][1], ranked[1][0]) if len(ranked) > 1 else None
+    if runner and s - runner[1] < MARGIN:
+        return None
+    qw, rw = set(words(query)), set(words(ref.text))
+    return Likely(gid, round(s, 1), query, ref, runner, tuple(sorted(rw - qw))[:8], tuple(sorted(qw - rw))[:8])
