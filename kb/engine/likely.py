@@ -154,7 +154,7 @@ def find_likely(index: "Index", root: RootError | None, exclude: frozenset[str] 
             if leave_out and gid == leave_out[0] and ref.key == leave_out[1]:
                 continue
             s = _score(query, q_exc, ref)
-            if coverage(query, ref.text) < MIN_COVERAGE:
+            if s >= threshold and coverage(query, ref.text) < MIN_COVERAGE:
                 s = min(s, threshold - 1)  # it does not account for the paste's own words
             if ref.kind == "near":
                 near[gid] = max(near.get(gid, 0.0), s)

@@ -104,6 +104,8 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
     wrapper_lines = frozenset(m.first_line for m in matches if m.wrapper and m.confidence == "match")
     root = root_error(paste, wrapper_lines)
     root, covered = ranking.cover(matches, root, paste)
+    if root is not None and root.wrapper_only:
+        covered = any(m.wrapper and m.confidence == "match" for m in matches)  # the wrapper guide answers
     if likely and root is not None and not covered and not root.wrapper_only:
         hit = find_likely(index, root)
         if hit is not None:

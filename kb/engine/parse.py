@@ -44,7 +44,7 @@ PREFIXES: list[re.Pattern[str]] = [
     re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?"),
     re.compile(r"^(?:rank|Rank)\s?\d+:\s"),
     # glog: "E1129 10:00:01.123456 12345 file.cc:123] "
-    re.compile(r"^[IWEF]\d{4}\s+\d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w.-]+:\d+\]\s?"),
+    re.compile(r"^[IWEF]\d{4}\s+\d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w./-]+:\d+\]\s?"),
     # ISO timestamps, bracketed or not, optionally followed by a level: "[2025-05-01 10:00:00 TP0] ", "2024-01-01T10:00:00.123Z ERROR "
     re.compile(r"^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]{0,40}\]\s?"),
     re.compile(rf"^\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s*[-|]?\s*{_LEVEL}\b\s*[-:|]?)?\s?"),

@@ -95,5 +95,8 @@ MESSAGES: dict[str, dict[str, str]] = {
 
 def word(code: str, lang: str = "en", **values: object) -> str:
     table = MESSAGES[code]
+    for key in ("what", "what_zh"):  # reasons from the environment checks end with their own full stop
+        if isinstance(values.get(key), str):
+            values[key] = values[key].rstrip("。.")
     values.setdefault("what_zh", values.get("what", ""))
     return table.get(lang, table["en"]).format(**values)

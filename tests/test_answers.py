@@ -1,0 +1,98 @@
+"""What the engine answers for real pastes: the root error first, wrappers as help, the likely
+tier for cut and reworded messages, the environment as evidence wherever it is pasted, and
+explanations in the user's words."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kb.engine.match import explain_notes, match
+from kb.engine.output import result_dict
+from tests.conftest import DATA, read
+
+TUNED = {json.loads(line)["id"]: json.loads(line) for line in (DATA / "traffic" / "cases.jsonl").read_text().splitlines()
+         if json.loads(line)["split"] == "tuned"}
+
+
+def ranking(res):
+    return [(m.guide_id, m.confidence) for m in res.matches]
+
+
+def test_wrapper_with_an_uncovered_root_error_is_not_the_answer(index):
+    # yangjianxin1/Firefly#32: the worker's own error, then torchrun's summary of it.
+    res = match(index, read("pastes/firefly32-torchrun-json-error.log"))
+    assert res.root is not None and res.root.text == "Exception: expected value at line 1 column 1"
+    assert not res.covered and res.answer is None
+    wrapper = next(m for m in res.matches if m.guide_id == "torchrun-childfailederror-wrapper")
+    assert wrapper.confidence == "help"
+    out = result_dict(res)
+    assert out["root_error"] == {"line": 1, "text": "Exception: expected value at line 1 column 1", "covered": False}
+    assert any("No guide covers it yet" in n for n in out["notes"])
+
+
+def test_a_paste_of_nothing_but_the_wrapper_is_answered_by_the_wrapper_guide(index):
+    text = read("pastes/firefly32-torchrun-json-error.log").split("\n", 1)[1]  # the launcher's lines only
+    res = match(index, text)
+    assert res.answer is not None and res.answer.guide_id == "torchrun-childfailederror-wrapper"
+    assert res.root.wrapper_only and res.covered
+
+
+def test_root_error_of_a_chain_is_its_first_exception(index):
+    text = ("Traceback (most recent call last):\n  File \"/x/configuration_auto.py\", line 1, in f\nKeyError: 'qwen9_moe'\n\n"
+            "During handling of the above exception, another exception occurred:\n\n"
+            "Traceback (most recent call last):\n  File \"/x/train.py\", line 9, in main\n"
+            "ValueError: The checkpoint you are trying to load has model type `qwen9_moe` but Transformers does not recognize this architecture.")
+    res = match(index, text)
+    assert res.root.exc_type == "KeyError" and res.root.no == 3
+
+
+def test_truncated_error_line_is_answered_as_likely(index):
+    # T-A-049 (vllm-project/vllm#4655): the excerpt stops inside the ValueError's message.
+    res = match(index, TUNED["T-A-049"]["text"])
+    assert ranking(res)[0] == ("ray-placement-group-insufficient-gpus", "likely")
+    reasons = explain_notes(res.matches[0])
+    assert any("reads like this guide's error" in r for r in reasons)
+    assert res.covered
+
+
+def test_likely_never_claims_another_error_of_the_same_type(index):
+    # The same exception type and a generic opening, but another module: no likely answer.
+    for text in ("ModuleNotFoundError: No module named 'torch'", "ModuleNotFoundError: No module named 'flash_attn_2_cuda'"):
+        res = match(index, text)
+        assert not any(m.guide_id == "vllm-c-module-not-found" and m.confidence in ("match", "likely") for m in res.matches)
+
+
+@pytest.mark.parametrize(("report", "first"), [
+    # nvidia-smi proves an SM120 GPU: the SM120 wheel guide's context is found in the report.
+    ("env/nvidia_smi_rtxpro6000.txt", "gpu-arch-not-in-wheel-sm120"),
+    # This collect_env shows the SM120 GPU and torch 2.7.0+cu128, outside the guide's affected range: it ranks lower.
+    ("env/vllm_collect_env_rtxpro6000_head.txt", "cuda-no-kernel-image"),
+])
+def test_a_report_in_the_box_or_in_the_paste_gives_the_same_ranking(index, report, first):
+    error = next(r.text for r in index.guides["cuda-no-kernel-image"].raw_errors if r.source == "vllm-project/vllm#5547")
+    env = read(report)
+    boxed = match(index, error, env_report=env)
+    inline = match(index, error + "\n\n" + env)
+    before = match(index, env + "\n\n" + error)
+    assert ranking(boxed) == ranking(inline) == ranking(before)
+    assert ranking(boxed)[0] == (first, "match")
+    sm120 = next(m for m in boxed.matches if m.guide_id == "gpu-arch-not-in-wheel-sm120")
+    assert sm120.confidence == "match"
+    fact = [c for c in sm120.contexts if c.kind == "fact"]
+    assert fact and fact[0].found and "12.0" in (fact[0].detail or "")
+    # Without the report the bare error belongs to the generic guide.
+    assert ranking(match(index, error))[0] == ("cuda-no-kernel-image", "match")
+
+
+def test_explanations_name_the_users_lines_not_the_regex(index):
+    res = match(index, read("pastes/seed1-serve.log"))
+    reasons = explain_notes(res.matches[0])
+    assert not any("\\b" in r or "(?:" in r or "{int}" in r for r in reasons)
+    assert any("No common block size for 64" in r for r in reasons)
+    verbose = explain_notes(res.matches[0], verbose=True)
+    assert any(r.startswith("pattern: ") for r in verbose)
+
+
+def test_similar_needs_rare_words_and_may_be_empty(index):
+    assert match(index, "ValueError: Tokenizer class Qwen2Tokenizer does not exist or is not currently imported.").matches == []
