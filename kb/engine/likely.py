@@ -134,6 +134,10 @@ def coverage(query: str, ref_text: str) -> float:
     return got / total if total else 0.0
 
 
+def q_exc_of(root: RootError) -> str | None:
+    return short_type(root.exc_type) or (short_type(root.text.split(":", 1)[0]) if re.match(r"[\w.]+(?:Error|Exception):", root.text) else None)
+
+
 def find_likely(index: "Index", root: RootError | None, exclude: frozenset[str] = frozenset(),
                 leave_out: tuple[str, str] | None = None, threshold: float = THRESHOLD) -> Likely | None:
     """The guide whose error the root error most likely is, or None.
@@ -144,7 +148,11 @@ def find_likely(index: "Index", root: RootError | None, exclude: frozenset[str] 
     if root is None or root.wrapper_only:
         return None
     query = mask(root.text)
-    if literal_letters(query) < MIN_LETTERS:
+    # The exception's type alone ("NotImplementedError") says which class, not which error.
+    if re.fullmatch(r"[\w.]+(?:Error|Exception|Interrupt|Exit|Warning)", root.text.strip()):
+        return None
+    message = query.split(":", 1)[1] if q_exc_of(root) and ":" in query else query
+    if literal_letters(message) < MIN_LETTERS:
         return None
     q_exc = short_type(root.exc_type)
     best: dict[str, tuple[float, Ref]] = {}

@@ -114,6 +114,10 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
     for m in matches:
         if m.wrapper and m.confidence == "match" and root is not None and not root.wrapper_only:
             m.confidence = "help"  # the wrapped error is in the paste: the wrapper only helps read the log
+        elif not covered and root is not None and m.confidence == "match" and not m.wrapper:
+            # It matched another line (a cascade after the root error, a warning before it): not the answer.
+            m.confidence = "help"
+            m.notes.append(("not_root", {"line": paste.lines[m.first_line].no, "root": root.no}))
     ranking.rank(matches, paste, TIERS)
     if env is not None:
         rerank(index, matches, env, lambda m: TIERS[m.confidence])

@@ -9,9 +9,10 @@ page's details.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from kb.engine.roots import RootError
+from kb.engine.roots import NATIVE, QUIET, RootError
 
 if TYPE_CHECKING:
     from kb.engine.match import Match, Result
@@ -32,11 +33,20 @@ def cover(matches: list["Match"], root: RootError | None, paste: "Paste") -> tup
     if not confident:
         return root, False
     first = min(confident, key=lambda m: m.first_line)
-    if root is None or root.wrapper_only or first.first_line < root.start:
+    if root is None or root.wrapper_only or root.weak or (first.first_line < root.start and _errorish(paste, first.first_line)):
         li = first.first_line
         text = paste.lines[li].text.strip()
         return RootError(li, paste.lines[li].no, text[:2000], None, text[:2000], (), li, li + 1, False), True
     return root, first.first_line <= root.end
+
+
+def _errorish(paste: "Paste", i: int) -> bool:
+    """Whether a line reports a failure (an exception, a native error), not a warning or a note."""
+    line = paste.lines[i]
+    if line.prefix and QUIET.search(line.prefix) and "ERROR" not in line.prefix:
+        return False
+    return bool(NATIVE.search(line.text)) or any(e.index == i and e.exc_type for e in paste.errors) or \
+        bool(re.search(r"(?i)\b(?:error|failed|failure|exception|fatal|assert)", line.text))
 
 
 def strength(m: "Match") -> float:

@@ -46,6 +46,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "What differs: the guide's error also says {missing}; yours also says {extra}.",
         "zh": "不同之处：指南中的错误还包含 {missing}；你的错误还包含 {extra}。",
     },
+    "not_root": {
+        "en": "It matches line {line}, not the root error on line {root}: listed to help read the log, not as the answer.",
+        "zh": "它匹配的是第 {line} 行，而不是第 {root} 行的根因错误：列出它是为了帮助阅读日志，而不是作为答案。",
+    },
     "later_line": {
         "en": "Ranked below '{top}': its error is on line {line}, after the earlier error on line {top_line} (the root error comes first, the cascade after).",
         "zh": "排在 '{top}' 之后：它匹配的错误在第 {line} 行，晚于第 {top_line} 行的更早错误（先根因，后连锁错误）。",

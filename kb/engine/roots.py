@@ -33,7 +33,7 @@ NATIVE = re.compile(
     r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |No such file or directory$|\bAssertion `.+' failed")
 # Lines of a traceback's structure, never an error themselves.
 _STRUCTURE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)")
-_QUIET = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN)\b")  # a log line at these levels reports no failure
+QUIET = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN)\b")  # a log line at these levels reports no failure
 _WARNING_TYPE = re.compile(r"Warning$")
 
 
@@ -46,6 +46,7 @@ class Event:
     start: int  # first line of its incident (its traceback, or its chain of tracebacks)
     end: int  # last line of its incident
     wrapper: bool
+    weak: bool = False  # only a line that looks like an error (no exception, no native error)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class RootError:
     start: int
     end: int
     wrapper_only: bool  # the paste holds nothing but wrappers
+    weak: bool = False  # found by looks alone: a guide that matches elsewhere knows better
 
 
 def _python_events(paste: Paste) -> list[Event]:
@@ -96,7 +98,7 @@ def _native_events(paste: Paste, limit: int = 200) -> list[Event]:
     python_lines = {e.index for e in paste.errors if e.exc_type is not None}
     for i, line in enumerate(paste.lines):
         t = line.text
-        if i in python_lines or not t or len(t) > 4000 or not NATIVE.search(t) or _quiet(paste, i):
+        if i in python_lines or not t or len(t) > 4000 or not NATIVE.search(t) or _quiet(paste, i) or _code(t):
             continue
         if out and i - out[-1].end <= 1:  # one block of native lines is one incident
             prev = out[-1]
@@ -108,9 +110,17 @@ def _native_events(paste: Paste, limit: int = 200) -> list[Event]:
     return out
 
 
+_CODE = re.compile(r"\s*(?:raise|return|assert|if|elif|except|print|logger\.\w+|log\.\w+)\b|\s{4,}(?!what\(\))")
+
+
+def _code(text: str) -> bool:
+    """A line of source a traceback prints (`    raise ValueError(f"Grammar error: {err}")`)."""
+    return bool(_CODE.match(text))
+
+
 def _quiet(paste: Paste, i: int) -> bool:
     prefix = paste.lines[i].prefix
-    return bool(prefix) and bool(_QUIET.search(prefix)) and "ERROR" not in prefix
+    return bool(prefix) and bool(QUIET.search(prefix)) and "ERROR" not in prefix
 
 
 def _wrapper_only_lines(paste: Paste) -> list[Event]:
@@ -131,11 +141,11 @@ def _is_source_line(paste: Paste, i: int) -> bool:
 def _fallback(paste: Paste) -> list[Event]:
     """Error-looking lines of a paste with no exception and no native error; or, for a paste of a
     line or two (an issue title, a message typed from memory), its first line."""
-    lines = [e.index for e in paste.errors if e.exc_type is None and not _is_source_line(paste, e.index)][:1]
-    if not lines:
-        nonblank = [i for i, ln in enumerate(paste.lines) if ln.text.strip() and not _STRUCTURE.match(ln.text)]
-        lines = nonblank[:1] if 0 < len(nonblank) <= 3 else []
-    return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, bool(WRAPPERS.search(paste.lines[i].text)))
+    usable = [i for i, ln in enumerate(paste.lines)
+              if ln.text.strip() and not _STRUCTURE.match(ln.text) and not _is_source_line(paste, i) and not _quiet(paste, i)]
+    errorish = {e.index for e in paste.errors if e.exc_type is None}
+    lines = [i for i in usable if i in errorish][:1] or (usable[:1] if 0 < len(usable) <= 3 else [])
+    return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, bool(WRAPPERS.search(paste.lines[i].text)), True)
             for i in lines]
 
 
@@ -152,8 +162,10 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
     if not found:
         found = _fallback(paste)
     if wrapper_lines:
-        found = [e if e.wrapper or e.index not in wrapper_lines else
-                 Event(e.index, e.exc_type, e.message, e.modules, e.start, e.end, True) for e in found]
+        # The same wrapper line printed again (by another rank, or re-raised) is a wrapper too.
+        texts = {paste.lines[i].text.strip() for i in wrapper_lines}
+        found = [e if e.wrapper or (e.index not in wrapper_lines and paste.lines[e.index].text.strip() not in texts) else
+                 Event(e.index, e.exc_type, e.message, e.modules, e.start, e.end, True, e.weak) for e in found]
     return sorted(found, key=lambda e: e.index)
 
 
@@ -164,7 +176,7 @@ def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> Roo
     real = [e for e in found if not e.wrapper]
     e = real[0] if real else found[0]
     return RootError(e.index, paste.lines[e.index].no, paste.lines[e.index].text.strip()[:2000], e.exc_type,
-                     e.message[:2000], e.modules, e.start, e.end, not real)
+                     e.message[:2000], e.modules, e.start, e.end, not real, e.weak)
 
 
 def frames_modules(errors: list[ErrorLine]) -> tuple[str, ...]:
