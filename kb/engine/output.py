@@ -30,7 +30,8 @@ def match_dict(m: Match, paste: Paste, lang: str = "en", verbose: bool = False) 
     if m.values:
         explanation["values"] = {n: v.text for n, v in m.values.items()}
     if m.causes:
-        explanation["causes"] = [{"cause": c.index, "fits": c.fits, "says": c.says_zh if lang == "zh" else c.says_en}
+        explanation["causes"] = [{"cause": c.index, "fits": c.fits, **({"says": c.says_zh if lang == "zh" else c.says_en}
+                                                                       if c.fits is not None else {})}
                                  for c in m.causes]
     if m.likely is not None:
         explanation["likely"] = {"similarity": m.likely.score, "closest": m.likely.ref.text, "kind": m.likely.ref.kind,
