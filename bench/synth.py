@@ -35,6 +35,7 @@ import re2  # noqa: E402
 import yaml  # noqa: E402
 
 from kb.guides.load import GUIDES_DIR, load_guides  # noqa: E402
+from kb.engine.tracebacks import KNOWN_PACKAGES
 from kb.engine.signature import TemplateError, compile_regex, compile_template  # noqa: E402
 
 HEADER = "# yaml-language-server: $schema=../../schema/guide.schema.json\n"
@@ -98,6 +99,10 @@ def _shape(word: str, like: str) -> str:
     return word
 
 
+_STRUCTURE = frozenset("File line Traceback most recent call last During handling above exception another occurred "
+                       "direct cause following".split())
+
+
 def _word_map(sig_words: list[str], vocab: list[str], seed: int, gen: int) -> dict[str, str]:
     """Each signature word gets a real word of about its length (an 8-character anchor stays one)."""
     rng = random.Random(f"{seed}:{gen}")
@@ -106,6 +111,10 @@ def _word_map(sig_words: list[str], vocab: list[str], seed: int, gen: int) -> di
         by_len.setdefault(len(v), []).append(v)
     out = {}
     for w in sig_words:
+        if w in KNOWN_PACKAGES or w in _STRUCTURE:
+            # A package name is what a `module` context looks for in the frames, and the words of a
+            # traceback's structure are how the frames are found: renaming them makes no traceback.
+            continue
         pool = [v for n in range(max(4, len(w) - 2), len(w) + 4) for v in by_len.get(n, ())]
         if len(pool) < 20 or "_" in w:
             # A long identifier (CUDNN_STATUS_NOT_INITIALIZED) is often a whole anchor: two
@@ -160,7 +169,9 @@ def _matches_all(items: list[dict], text: str) -> bool | None:
 
 def _still_matches(orig: dict, new: dict, raws: list[str], new_raws: list[str]) -> bool:
     """The renamed signature and contexts compile, and match every renamed raw error the original matched."""
-    o_items, n_items = [orig, *orig.get("context", [])], [new, *new.get("context", [])]
+    # Module and fact contexts hold no text to rename or match.
+    o_items = [orig, *(c for c in orig.get("context", []) if c.get("template") or c.get("regex"))]
+    n_items = [new, *(c for c in new.get("context", []) if c.get("template") or c.get("regex"))]
     if any(_compiles(i) is None for i in n_items):
         return False
     return all(_matches_all(n_items, nr) for r, nr in zip(raws, new_raws) if _matches_all(o_items, r))
@@ -234,6 +245,20 @@ def _write(task) -> dict:
     return stats
 
 
+def _renamable(sources: list[dict], sig_words: list[str], vocab: list[str], seed: int) -> list[dict]:
+    """The real guides whose renamed copy still validates: renaming a word everywhere can turn a
+    signature's context or a paste's root error into something else, and a synthetic base made of
+    guides that do not match their own raw errors would measure the wrong thing."""
+    import tempfile
+
+    from kb.authoring.validate import validate
+    from kb.engine.index import load_index
+    with tempfile.TemporaryDirectory() as tmp:
+        _write((Path(tmp), seed, sources, sig_words, vocab, [(0, list(range(len(sources))))]))
+        bad = {Path(p.path).stem.rsplit("-g", 1)[0] for p in validate(load_index(Path(tmp)))}
+    return [s for s in sources if s["id"] not in bad]
+
+
 def fingerprint(n: int, seed: int, guides_dir: Path = GUIDES_DIR) -> str:
     """What the generated base depends on: N, the seed, this generator and the real guides."""
     h = hashlib.sha256(f"{n}:{seed}".encode())
@@ -257,6 +282,7 @@ def generate(n: int, out: Path, seed: int = 0, guides_dir: Path = GUIDES_DIR, wo
     out.mkdir(parents=True, exist_ok=True)
     sources = _read_sources(guides_dir)
     sig_words, vocab = _signature_words(sources), _vocabulary(sources)
+    sources = _renamable(sources, sig_words, vocab, seed)
     r = len(sources)
     gens: dict[int, list[int]] = {}
     for i in range(n):
