@@ -22,7 +22,10 @@ SHOWN = 160  # characters of a user's line quoted in a reason
 
 
 def evidence_key(m: "Match", tiers: dict[str, int]) -> tuple:
-    return (tiers[m.confidence], m.wrapper, m.first_line, -m.n_context, -m.specificity)
+    if m.wrapper:
+        # Wrappers summarise the same failure: the one with more context is the more specific advice.
+        return (tiers[m.confidence], True, -m.n_context, m.first_line, -m.specificity)
+    return (tiers[m.confidence], False, m.first_line, -m.n_context, -m.specificity)
 
 
 def cover(matches: list["Match"], root: RootError | None, paste: "Paste") -> tuple[RootError | None, bool]:
