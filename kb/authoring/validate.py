@@ -13,6 +13,7 @@ import re2
 from kb import ROOT
 from kb.engine.index import Index, Pattern
 from kb.engine.signature import TemplateError, compile_template
+from kb.authoring.evidence import evidence_problems
 from kb.engine.values import check_test, names_in
 from kb.guides.load import Problem
 from kb.engine.match import match
@@ -40,6 +41,7 @@ def self_test(index: Index) -> list[Problem]:
                 problems.append(Problem(path, None, f"near_misses.{i}", "matches this guide, but must not"))
         problems.extend(_anchor_checks(g, regexes.get(gid, ()), path))
         problems.extend(value_problems(g, path))
+        problems.extend(evidence_problems(g, path))
         problems.extend(reproduction_problems(g, path))
     return problems
 

@@ -1,0 +1,46 @@
+"""Every claim traceable to its source: validation refuses a cause without evidence, a
+`confirmed` cause without a quote by a maintainer, a merged fix or a reproduction, and a
+cause citing a reference the guide does not list."""
+from __future__ import annotations
+
+import pytest
+
+from kb.authoring.evidence import evidence_problems
+from schema.models import Guide
+
+
+def _with_cause(index, **cause) -> Guide:
+    g = index.guides["cuda-oom"]
+    data = g.model_dump(mode="json", exclude_none=True)
+    data["causes"] = [{"text": {"en": "x", "zh": "x"}, **cause}]
+    return Guide.model_validate(data)
+
+
+@pytest.mark.parametrize(("cause", "message"), [
+    ({"confidence": "likely", "evidence": []}, "needs evidence"),
+    ({"confidence": "confirmed", "evidence": ["pytorch/pytorch#16417"]}, "needs a verbatim quote"),
+    ({"confidence": "confirmed", "evidence": [{"ref": "pytorch/pytorch#16417", "quote": "It worked after lowering the batch", "by": "commenter"}]},
+     "needs a verbatim quote"),
+    ({"confidence": "likely", "evidence": ["someone/else#1"]}, "not in the guide's references"),
+])
+def test_weak_evidence_is_refused(index, cause, message):
+    problems = evidence_problems(_with_cause(index, **cause), "x.yaml")
+    assert any(message in p.message for p in problems), problems
+
+
+def test_a_maintainers_quote_confirms(index):
+    cause = {"confidence": "confirmed", "evidence": [{"ref": "pytorch/pytorch#16417", "quote": "Reduce the batch size and retry.", "by": "maintainer"}]}
+    assert evidence_problems(_with_cause(index, **cause), "x.yaml") == []
+
+
+def test_a_quote_needs_a_speaker():
+    from pydantic import ValidationError
+
+    from schema.models import Evidence
+    with pytest.raises(ValidationError, match="needs 'by'"):
+        Evidence(ref="pytorch/pytorch#16417", quote="a quote without a speaker")
+
+
+def test_every_guide_meets_the_evidence_rules(index):
+    problems = [p for g in index.guides.values() for p in evidence_problems(g, g.id)]
+    assert not problems, problems[:10]
