@@ -25,6 +25,7 @@ class Case:
     variant: str | None = None  # None: the case as written
     family: str | None = None  # the error family a person labelled it with (labelled sets only)
     split: str | None = None  # "tuned" or "held-out" (labelled sets only)
+    also: tuple[str, ...] = ()  # other guides that answer it as well (a family's refinements)
 
 
 def read_cases(path: str | Path) -> list[Case]:
@@ -57,8 +58,15 @@ def _read_labelled(folder: Path) -> list[Case]:
         families = json.loads((folder / "families.json").read_text(encoding="utf-8"))["covered"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{folder}/families.json: not an object with 'covered' ({exc})") from None
-    return [Case(str(d["id"]), str(d["text"]), families.get(d.get("family")) if d.get("family") else None,
-                 family=d.get("family"), split=d.get("split")) for d in _rows(folder / "cases.jsonl")]
+    out = []
+    for d in _rows(folder / "cases.jsonl"):
+        covered = families.get(d.get("family")) if d.get("family") else None
+        # A family may name several guides: the general one first, then guides that refine it for a
+        # context (a device-side assert inside a serving engine); any of them answers it.
+        guides = tuple(covered) if isinstance(covered, list) else ((covered,) if covered else ())
+        out.append(Case(str(d["id"]), str(d["text"]), guides[0] if guides else None, family=d.get("family"),
+                        split=d.get("split"), also=guides[1:]))
+    return out
 
 
 

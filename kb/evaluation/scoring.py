@@ -47,7 +47,7 @@ class Outcome:
 
     @property
     def right(self) -> bool:
-        return self.answered and self.case.expect is not None and self.first == self.case.expect
+        return self.answered and self.case.expect is not None and self.first in (self.case.expect, *self.case.also)
 
     @property
     def top1(self) -> bool:
@@ -55,11 +55,11 @@ class Outcome:
 
     @property
     def top3(self) -> bool:
-        return self.case.expect in [g for g, _ in self.ranked[:3]]
+        return any(g in (self.case.expect, *self.case.also) for g, _ in self.ranked[:3])
 
     @property
     def false_answer(self) -> bool:
-        return self.answered and self.first != self.case.expect
+        return self.answered and not self.right
 
     @property
     def failed(self) -> bool:
