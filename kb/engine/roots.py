@@ -25,7 +25,8 @@ WRAPPERS = re.compile(
     r"|Got fatal signal from worker processes|RayTaskError|ray\.exceptions\.\w+|ActorDiedError"
     r"|CalledProcessError|subprocess-exited-with-error|Failed building wheel|Could not build wheels"
     r"|ProcessRaisedException|ProcessExitedException|BackendCompilerFailed|Executor worker returned error"
-    r"|Failed to build installable wheels|metadata-generation-failed|exit code: [1-9]\d*\s*$")
+    r"|Failed to build installable wheels|metadata-generation-failed|legacy-install-failure"
+    r"|Encountered error while trying to install package|exit code: [1-9]\d*\s*$")
 # Errors that are not Python exceptions: native messages, compilers, the kernel.
 NATIVE = re.compile(
     r"^\s*what\(\):\s+\S|terminate called after throwing|\bCUDA error: |\bNCCL WARN |Segmentation fault"

@@ -145,7 +145,37 @@ def compile_regex(regex: str, anchor: str, allow_generic: bool = False) -> Compi
         raise TemplateError(f"pattern matches {m.group(0)!r}, which does not contain its anchor: it would match almost anything")
     nlines = regex.count(r"\n") + 1
     names = tuple((n, "regex") for n in re2.compile(regex).groupindex)
-    return Compiled(regex, normalise_text(anchor).strip(), len(anchor.strip()), nlines, names)
+    literal = max(len(anchor.strip()), regex_literal_chars(regex))
+    return Compiled(regex, normalise_text(anchor).strip(), literal, nlines, names)
+
+
+def regex_literal_chars(regex: str) -> int:
+    """How many characters every match of `regex` must spell out literally: a regex's specificity,
+    so that a package's own `tensorrt_llm/…so: undefined symbol` outranks a generic `.so: undefined symbol`."""
+    try:
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import sre_constants as c
+            import sre_parse
+        tree = sre_parse.parse(regex)
+    except Exception:  # noqa: BLE001 - RE2 syntax Python cannot read: fall back to the anchor
+        return 0
+
+    def count(items) -> int:
+        n = 0
+        for op, av in items:
+            if op is c.LITERAL:
+                n += 1
+            elif op is c.SUBPATTERN:
+                n += count(av[-1])
+            elif op is c.BRANCH:
+                n += min((count(b) for b in av[1]), default=0)
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                n += av[0] * count(av[2]) if av[0] < 100 else 0
+        return n
+
+    return count(tree)
 
 
 def _check_pattern(pattern: str, allow_generic: bool = False) -> None:
