@@ -143,7 +143,7 @@ def test_deep_chains_find_every_exception(index):
 
 
 def test_hostile_paste_skeleton_and_signature_are_bounded():
-    from kb.engine.parse import error_signature
+    from kb.feedback.signature import error_signature
     from kb.authoring.skeleton import skeleton
     paste = parse("ValueError: the same line\n" * 150_000 + "".join(f"KeyError: 'k{i}'\n" for i in range(5000)))
     assert "ValueError: the same line" in error_signature(paste)
