@@ -97,6 +97,12 @@ def _is_address(host: str) -> bool:
     return bool(re.fullmatch(r"[0-9.]+|[0-9A-Fa-f:]+", host))
 
 
+def _is_module(m: re.Match[str]) -> bool:
+    """`from google.protobuf.internal import x`: a Python module, not a machine."""
+    before = m.string[max(0, m.start() - 7) : m.start()]
+    return before.endswith(("from ", "import ")) or m.string.startswith(" import", m.end())
+
+
 def host_setting(m: re.Match[str]) -> str:
     host = m.group("host")
     spaced = m.group("spaced") is not None
@@ -121,7 +127,7 @@ HOSTS: tuple[tuple[re.Pattern[str], object, tuple[str, ...]], ...] = (
     # internal DNS names
     (re.compile(r"(?ai)(?<![A-Za-z0-9_.-])(?:" + _LABEL + r"\.){1,10}"
                 r"(internal|intranet|intra|corp|lan|localdomain|cluster\.local|svc|home\.arpa)"
-                r"(?![A-Za-z0-9_-])(?!\.[A-Za-z0-9])"), r"<host>.\1",
+                r"(?![A-Za-z0-9_-])(?!\.[A-Za-z0-9])"), lambda m: m.group(0) if _is_module(m) else f"<host>.{m.group(1)}",
      ("internal", "intra", "corp", ".lan", "localdomain", "cluster.local", ".svc", "home.arpa")),
 )
 
