@@ -24,7 +24,7 @@ from tests import pg
 
 
 @contextmanager
-def server(*, standby: bool) -> Iterator[tuple[int, pg.Path, object, object]]:
+def server(*, standby: bool) -> Iterator[tuple[int, Path, object, object]]:
     try:
         bin_dir = pg.find_bin_dir()
     except pg.PostgresUnavailable as exc:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 from kb.authoring.skeleton import skeleton
 from kb.engine.parse import parse
