@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-
 from kb.authoring.skeleton import skeleton
 from kb.engine.parse import parse
 from kb.feedback.signature import error_signature
