@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from kb.engine.index import load_index  # noqa: E402
 from kb.engine.match import match  # noqa: E402
-from kb.engine.parse import error_signature  # noqa: E402
+from kb.feedback.signature import error_signature  # noqa: E402
 from kb.authoring.skeleton import skeleton  # noqa: E402
 
 IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"

@@ -48,10 +48,20 @@ def _helpfulness(store) -> None:
         st.info(t("au_no_feedback"))
         return
     guides = get_index().guides
-    # st.table reads its cells as Markdown: visitors' comments and guide titles go in as text.
-    st.table([{t("au_guide"): label(text(guides[r.guide_id].title, lang())) if r.guide_id in guides else label(r.guide_id),
-                   t("au_answers"): r.answers, t("au_rate"): f"{r.rate:.0%}", t("au_comments"): label(" | ".join(r.recent_comments))}
-              for r in rows])
+
+    def title(guide_id: str) -> str:
+        return label(text(guides[guide_id].title, lang())) if guide_id in guides else label(guide_id)
+
+    # st.table reads its cells as Markdown: only our numbers and escaped guide titles go in.
+    st.table([{t("au_guide"): title(r.guide_id), t("au_answers"): r.answers, t("au_rate"): f"{r.rate:.0%}"} for r in rows])
+    # Visitors' comments are shown as plain text (st.text parses neither Markdown nor HTML):
+    # no escaping can keep up with every extension Streamlit's Markdown reads (links, directives,
+    # icons, emoji shortcodes, strike-through), and every author sees this page.
+    for r in rows:
+        if r.recent_comments:
+            st.markdown(f"**{t('au_comments')}** · {title(r.guide_id)}")
+            for comment in r.recent_comments:
+                st.text(comment)
 
 
 def _over_time(store) -> None:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from components.i18n import lang, t
 from kb.engine.match import Result
-from kb.engine.parse import error_signature
+from kb.feedback.signature import error_signature
 from kb.feedback.store import Store, StoreUnavailable
 from schema.models import Guide
 

@@ -149,7 +149,13 @@ def _links(g: Guide) -> None:
     index = get_index()
     if g.references:
         st.subheader(t("references"), anchor=False)
-        st.markdown("\n".join(f"- [{esc(r.ref)}]({r.url})" + (f" — {esc(r.title)}" if r.title else "") if r.url else f"- {esc(r.ref)}" for r in g.references))
+        for r in g.references:
+            name = r.ref + (f" — {r.title}" if r.title else "")
+            if r.url:
+                # The app makes the link (the URL is an attribute, never read as Markdown).
+                st.page_link(r.url, label=label(name))
+            else:
+                st.markdown("- " + esc(name))
     related = [r for r in g.related if r in index.guides]
     # From the index's rows, not the guides: a page must not decode the whole knowledge base.
     same = sorted(x for x, m in index.guides.meta.items() if m.component == g.component and x != g.id and x not in related)[:10]

@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kb.engine.index import Index, load_index
@@ -14,6 +17,45 @@ from kb.engine.parse import parse
 from kb.engine.output import result_dict, result_text
 from kb.guides.render import guide_markdown, text
 
+
+
+# What a terminal would act on rather than show: escape sequences (CSI, OSC such as ESC ] 52, the
+# clipboard write, DCS/PM/APC strings, C1 CSI), other C0/C1 controls and the bidirectional
+# overrides. A guide, a file name or a paste may hold them; nothing this command prints does.
+_TERMINAL_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b.?"
+    r"|\x9b[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def printable(text: str) -> str:
+    """`text` without anything a terminal would interpret; tabs and line breaks stay."""
+    return _TERMINAL_CONTROL.sub("", text)
+
+
+class _Printable:
+    """A text stream that passes everything written to it through `printable`."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(printable(text))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def _printable_output() -> Iterator[None]:
+    """All output of a command, standard output and errors alike (argparse's included), in one place."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Printable(out), _Printable(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 def _read(path: str) -> str:
@@ -183,11 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.fn(args)
-    except FileNotFoundError as exc:
-        print(f"error: no such file: {exc.filename}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
+    with _printable_output():
+        args = build_parser().parse_args(argv)
+        try:
+            return args.fn(args)
+        except FileNotFoundError as exc:
+            print(f"error: no such file: {exc.filename}", file=sys.stderr)
+            return 2
+        except BrokenPipeError:
+            return 0

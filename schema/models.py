@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from schema.matching import Condition, Context, Signature, _check_specifier
-from schema.prose import ID_PATTERN, ITEM_ID_PATTERN, LANGS, L10n, _Model
+from schema.prose import ID_PATTERN, ITEM_ID_PATTERN, LANGS, L10n, _markdown_problem, _Model, control_problem
 
 __all__ = ["LANGS", "AppliesTo", "Cause", "Check", "ComponentRange", "Condition", "Context", "Evidence", "Fix",
            "Guide", "Hardware", "L10n", "RawError", "Reference", "Reproduction", "Signature", "Step", "Verification"]
@@ -24,7 +24,12 @@ __all__ = ["LANGS", "AppliesTo", "Cause", "Check", "ComponentRange", "Condition"
 # for a line of source; doc:<where> for documentation; repro:<guide id> for output this project
 # reproduced itself (the script is repro/<guide id>.py).
 REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{7,40}:[^\s]+|doc:[^\s]+|repro:[a-z0-9][a-z0-9-]{1,79})$"
-HTTPS_URL = r"https://[A-Za-z0-9.-]+(/[^\s<>\"']*)?"
+# An https URL as the app renders it (a link widget, never Markdown): a host of DNS labels, an
+# optional port, then only characters RFC 3986 allows unescaped, minus those that Markdown or
+# HTML would read (`( ) [ ] < > ' "` and the backslash; write them %-escaped). No user info:
+# `https://github.com@evil.example/` shows one host and opens another.
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HTTPS_URL = r"https://" + _LABEL + r"(?:\." + _LABEL + r")+(?::[0-9]{1,5})?(?:[/?#][A-Za-z0-9\-._~!$&*+,;=:@/?#%]*)?"
 
 
 class ComponentRange(_Model):
@@ -208,9 +213,30 @@ class Reference(_Model):
 
     _url = field_validator("url")(classmethod(lambda cls, v: _check_url(v)))
 
+    @field_validator("title")
+    @classmethod
+    def _plain_title(cls, value: str | None) -> str | None:
+        problem = _markdown_problem(value) if value else None
+        if problem:
+            raise ValueError(f"title contains {problem}")
+        return value
+
+
+# Raw errors are pasted logs: their colour codes may stay (the matcher reads through them and the
+# command line strips every escape before printing). Nothing else in a guide may hold one.
+LOG_FIELDS = ("raw_errors.*.text", "near_misses.*.text")
+
 
 class Guide(_Model):
     """A troubleshooting guide for one error (family)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_control_characters(cls, data: object) -> object:
+        problem = control_problem(data, log_fields=LOG_FIELDS)
+        if problem:
+            raise ValueError(problem)
+        return data
 
     id: str = Field(description="The guide's id; must equal the file name without '.yaml'.", pattern=ID_PATTERN)
     title: L10n = Field(description="A short title naming the error.")

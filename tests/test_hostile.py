@@ -143,7 +143,7 @@ def test_deep_chains_find_every_exception(index):
 
 
 def test_hostile_paste_skeleton_and_signature_are_bounded():
-    from kb.engine.parse import error_signature
+    from kb.feedback.signature import error_signature
     from kb.authoring.skeleton import skeleton
     paste = parse("ValueError: the same line\n" * 150_000 + "".join(f"KeyError: 'k{i}'\n" for i in range(5000)))
     assert "ValueError: the same line" in error_signature(paste)
@@ -437,8 +437,8 @@ GUIDE_ATTACKS: dict[str, tuple[object, str, str | None]] = {
     "wrong type: date": (lambda gid: variant(gid, _set("last_reviewed", "yesterday")), "date", "last_reviewed"),
     "javascript: url": (lambda gid: variant(gid, _set("references.0.url", "javascript:alert(1)")), "https://", "references.0.url"),
     "data: url": (lambda gid: variant(gid, _set("references.0.url", "data:text/html;base64,PHNjcmlwdD4=")), "https://", "references.0.url"),
-    "javascript: link in prose": (lambda gid: variant(gid, _set("summary.en", "See [docs](javascript:alert(1)).")), "not https://", "summary"),
-    "data: link in prose": (lambda gid: variant(gid, _set("fastest_fix.en", "[x](data:text/html,<script>alert(1)</script>)")), "not https://", "fastest_fix"),
+    "javascript: link in prose": (lambda gid: variant(gid, _set("summary.en", "See [docs](javascript:alert(1)).")), "a link (", "summary"),
+    "data: link in prose": (lambda gid: variant(gid, _set("fastest_fix.en", "[x](data:text/html,<script>alert(1)</script>)")), "a link (", "fastest_fix"),
     "raw HTML in prose": (lambda gid: variant(gid, _set("title.en", "<script>alert(1)</script> title")), "raw HTML", "title"),
     "HTML event handler in prose": (lambda gid: variant(gid, _set("symptoms.0.zh", "<img src=x onerror=alert(1)>")), "raw HTML", "symptoms.0"),
     "quadratic Markdown": (lambda gid: variant(gid, _set("summary.en", "![" * 9000 + "](x)")), "is not prose", "summary"),
@@ -555,7 +555,8 @@ def test_app_serves_the_good_guides_beside_every_bad_one(app_kb, caplog):
     assert at.title[0].value.startswith("DeepSeek-V4.1 on SM120")
 
 
-EVIL = "[click](https://evil.example/x) ![pixel](https://evil.example/p.png) :red[INJECTED] $\\LaTeX$ `code` \\"
+# Links and images in prose are refused by the schema now (tests/test_schema.py); what is left must still show as text.
+EVIL = ":red[INJECTED] $\\LaTeX$ **bold** ~~struck~~ :material/home: :smile: `code` \\"
 
 
 def _harmless_but_tricky(data: dict) -> None:
@@ -571,7 +572,7 @@ def _harmless_but_tricky(data: dict) -> None:
     data["applies_to"]["hardware"]["gpus"] = [EVIL]
     data["applies_to"]["environment"] = [{"name": EVIL, "value": "x`\n\n![pixel](https://evil.example/p.png)"},
                                          {"name": "plain", "value": "a\n\n[click](https://evil.example/y)"}]
-    data["references"][0]["title"] = "<script>alert(1)</script> " + EVIL
+    data["references"][0]["title"] = "Title " + EVIL
 
 
 def test_guide_text_is_shown_as_text(app_kb):

@@ -1,7 +1,8 @@
 """The paste parser on what people really paste."""
 import pytest
 
-from kb.engine.parse import last_error_line, parse, strip_prefixes, error_signature
+from kb.engine.parse import last_error_line, parse, strip_prefixes
+from kb.feedback.signature import error_signature
 
 
 @pytest.mark.parametrize("line, prefix", [

@@ -143,6 +143,15 @@ KEEP: list[str] = [
     "Kernel 5.15.0-1057-aws; glibc 2.35; gcc 11.4.0",
     "/Users/Shared/models and C:\\Users\\Public\\Documents",
     "std::runtime_error: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory",
+    # what the rules for command lines, user names and hosts must leave alone
+    "python -u train.py && pip install --user torch && docker run -u 1000 img",
+    "self._local = threading.local()",
+    '{"role": "user", "content": "hi"} user: hello there',
+    "ssh: host key verification failed",
+    "from google.protobuf.internal import builder",
+    "HTTPSConnectionPool(host='huggingface.co', port=443): Could not resolve host: github.com",
+    "http://localhost:8000/v1 and http://0.0.0.0:8000",
+    "cookies enabled; sig = inspect.signature(fn)",
 ]
 
 

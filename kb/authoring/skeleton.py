@@ -1,6 +1,7 @@
 """`kb new --from-error`: a guide skeleton whose signatures are proposed from the paste.
 
-The skeleton leaves the page as a download, so the error text in it is redacted.
+The skeleton leaves the page as a download, so the error text in it is redacted, each line
+before it is templated or cut (a cut through a token leaves a piece no rule recognises).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def proposals(paste: Paste, k: int = 3) -> list[str]:
         if len(tried) >= MAX_DISTINCT_ERRORS:
             break
         tried.add(text)
-        tpl = redact(propose_template(text))
+        tpl = propose_template(redact(text))
         try:
             compile_template(tpl)
         except TemplateError:

@@ -225,31 +225,3 @@ def last_error_line(paste: Paste) -> str | None:
         return paste.lines[paste.errors[-1].index].text.strip()
     nonblank = [ln.text.strip() for ln in paste.lines if ln.text.strip()]
     return nonblank[-1] if nonblank else None
-
-
-def error_signature(paste: Paste, max_errors: int = 3) -> str:
-    """The normalised error lines and top frames, as stored for the unmatched-error queue.
-
-    Volatile values are templated away so that the same error seen twice counts twice.
-    """
-    from kb.engine.signature import propose_template
-
-    seen: list[str] = []
-    raw_seen: set[tuple] = set()
-    for err in paste.errors:
-        # The same line repeated 100,000 times is one error: template it once, and give up
-        # after a bounded number of distinct ones.
-        key = (paste.lines[err.index].text, err.frames)
-        if key in raw_seen:
-            continue
-        if len(raw_seen) >= MAX_DISTINCT_ERRORS:
-            break
-        raw_seen.add(key)
-        line = propose_template(paste.lines[err.index].text)
-        if err.frames:
-            line += "  @ " + " < ".join(f"{f}:{fn}" for f, fn in reversed(err.frames))
-        if line not in seen:
-            seen.append(line)
-        if len(seen) >= max_errors:
-            break
-    return "\n".join(seen)

@@ -1,4 +1,4 @@
-"""Connecting to the feedback database: URLs, engines, the schema, and failures in words.
+"""Connecting to the feedback database: URLs, engines, and failures in words.
 
 Every failure is turned into a short reason fit to show a reader; the store raises it
 as StoreUnavailable.
@@ -6,7 +6,6 @@ as StoreUnavailable.
 from __future__ import annotations
 
 import math
-import threading
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.elements import ColumnElement
 
-from kb.feedback.tables import metadata, unmatched
-
-# Stores in one process that share a database create its tables one at a time:
-# concurrent CREATE TABLE fails on both SQLite and PostgreSQL.
-_schema_locks: dict[str, threading.Lock] = {}
-_schema_locks_guard = threading.Lock()
-
+from kb.feedback.migrate import MigrationFailed
+from kb.feedback.tables import unmatched
 
 class _SetupError(SQLAlchemyError):
     """A database this module cannot set up; its message is already the reason to show."""
@@ -79,19 +73,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-def create_schema(engine: Engine) -> None:
-    key = engine.url.render_as_string(hide_password=False)
-    with _schema_locks_guard:
-        lock = _schema_locks.setdefault(key, threading.Lock())
-    with lock:
-        try:
-            metadata.create_all(engine)
-        except SQLAlchemyError:
-            # Another process may have created the tables between our check and
-            # our CREATE; the second attempt then finds them and does nothing.
-            metadata.create_all(engine)
-
-
 def upsert_unmatched(dialect_name: str, values: dict[str, Any]) -> Any:
     # One statement, so concurrent writers never lose an increment.
     insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
@@ -130,33 +111,53 @@ def remove_orphan_sidecars(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
+# (what the driver says, in lower case) -> the reason a reader is shown. Only these words ever
+# reach the page: a driver's own text names the host, the port, the user or the SQL.
+_KNOWN_FAILURES = (
+    ("locked", "database is locked"),
+    ("readonly", "the database is read-only"),
+    ("read-only", "the database is read-only"),
+    ("unable to open database file", "the database file cannot be opened"),
+    ("disk i/o error", "disk I/O error"),
+    ("database or disk is full", "the disk is full"),
+    ("malformed", "the database file is damaged"),
+    ("not a database", "the database file is damaged"),
+    ("starting up", "the database server is starting up"),
+    ("not yet accepting connections", "the database server is starting up"),
+    ("not accepting connections", "the database server is not accepting connections"),
+    ("shutting down", "the database server is shutting down"),
+    ("terminating connection", "the database server closed the connection"),
+    ("server closed the connection", "the database server closed the connection"),
+    ("connection refused", "the database server is not reachable"),
+    ("no route to host", "the database server is not reachable"),
+    ("could not translate host name", "the database server's name cannot be resolved"),
+    ("name or service not known", "the database server's name cannot be resolved"),
+    ("could not connect", "the database server is not reachable"),
+    ("timeout expired", "the database server did not answer in time"),
+    ("timed out", "the database server did not answer in time"),
+    ("too many clients", "the database server has too many connections"),
+    ("password authentication failed", "the database login was refused"),
+    ("authentication failed", "the database login was refused"),
+    ("no pg_hba.conf entry", "the database login was refused"),
+    ("does not exist", "the database or its user does not exist"),
+    ("permission denied", "no permission to use the database"),
+    ("could not parse sqlalchemy url", "the database URL is not valid"),
+)
+
+
 def failure_reason(exc: BaseException) -> str:
-    """A short, human reason; never SQL, parameters or a stack of driver messages."""
-    if isinstance(exc, _SetupError):
+    """A short, human reason; never SQL, parameters, host names, ports or driver messages."""
+    if isinstance(exc, (_SetupError, MigrationFailed)):
         return str(exc)
     original = getattr(exc, "orig", None) or exc
     if isinstance(original, ImportError):
         return "the database driver is not installed"
     if isinstance(original, PermissionError):
         return "no permission to write the database directory"
-    lines = str(original).strip().splitlines()
-    first = lines[0].strip() if lines else type(original).__name__
-    lowered = first.lower()
-    known = (
-        ("locked", "database is locked"),
-        ("readonly", "the database is read-only"),
-        ("read-only", "the database is read-only"),
-        ("unable to open database file", "the database file cannot be opened"),
-        ("disk i/o error", "disk I/O error"),
-        ("connection refused", "the database server is not reachable"),
-        ("could not connect", "the database server is not reachable"),
-        ("timeout expired", "the database server did not answer in time"),
-        ("password authentication failed", "the database login was refused"),
-        ("could not parse sqlalchemy url", "the database URL is not valid"),
-    )
-    for needle, reason in known:
+    lowered = str(original).lower()
+    for needle, reason in _KNOWN_FAILURES:
         if needle in lowered:
             return reason
     if isinstance(original, OSError) and original.strerror:
         return original.strerror.lower()
-    return first[:200]
+    return "the database reported an error"

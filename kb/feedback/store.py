@@ -13,6 +13,7 @@ Two promises to the rest of the app:
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -27,7 +28,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from kb.feedback.database import (
     as_date,
     create_db_engine,
-    create_schema,
     file_identity,
     make_directory,
     normalised_url,
@@ -38,6 +38,7 @@ from kb.feedback.database import (
     upsert_unmatched,
     utc_day,
 )
+from kb.feedback.migrate import upgrade
 from kb.feedback.redact import redact
 from kb.feedback.tables import (
     MAX_COMMENT,
@@ -60,6 +61,8 @@ __all__ = [
     "StoreUnavailable",
     "UnmatchedRow",
 ]
+
+log = logging.getLogger("kb.feedback")
 
 DEFAULT_DB_PATH = "data/kb.sqlite3"
 RECENT_COMMENTS = 3
@@ -260,13 +263,14 @@ class Store:
 
     @contextmanager
     def _guard(self, action: str) -> Iterator[Engine]:
-        """Yield a ready engine; turn any database failure into StoreUnavailable."""
+        """Yield a ready engine; turn any database failure into StoreUnavailable (the short reason
+        for the reader; the driver's words, with host and port, only in the log)."""
         try:
             yield self._ready_engine()
         except (SQLAlchemyError, OSError, ImportError) as exc:
-            raise StoreUnavailable(
-                f"The feedback database is unavailable ({failure_reason(exc)}); {_CONSEQUENCE[action]}."
-            ) from exc
+            reason = failure_reason(exc)
+            log.warning("feedback database unavailable (%s) during %s: %s", reason, action, exc)
+            raise StoreUnavailable(f"The feedback database is unavailable ({reason}); {_CONSEQUENCE[action]}.") from exc
 
     def _ready_engine(self) -> Engine:
         with self._lock:
@@ -285,7 +289,7 @@ class Store:
                 make_directory(path.parent)
             engine = create_db_engine(url, self.timeout)
             try:
-                create_schema(engine)
+                upgrade(engine)  # Alembic migrations, not create_all: an existing database keeps its rows
                 self.file_identity = file_identity(path) if path is not None else None
             except BaseException:
                 engine.dispose()

@@ -246,6 +246,7 @@ def check_guides(root: Path, base: Path, files: list[Path], results) -> tuple[li
     guides: list = []
     paths: dict[str, Path] = {}
     problems: list[Problem] = []
+    candidates: dict[str, list[tuple[Path, object]]] = {}
     for path, (guide, probs) in zip(files, results):
         problems.extend(probs)
         if guide is None:
@@ -254,14 +255,24 @@ def check_guides(root: Path, base: Path, files: list[Path], results) -> tuple[li
         if guide.id != path.stem:
             problems.append(Problem(shown, 1, "id", f"id {guide.id!r} differs from the file name {path.stem!r}"))
             continue
-        if guide.id in paths:
-            problems.append(Problem(shown, 1, "id", f"duplicate id {guide.id!r} (also in {paths[guide.id]})"))
-            continue
         if root.is_dir() and path.parent != root and path.parent.name != guide.component:
             problems.append(Problem(shown, 1, "component", f"component {guide.component!r} differs from the folder {path.parent.name!r}"))
-        paths[guide.id] = path
+        candidates.setdefault(guide.id, []).append((path, guide))
+    duplicated: set[str] = set()
+    for gid, found in candidates.items():
+        if len(found) > 1:
+            # Which copy wins must never depend on the order files are read in: neither is served.
+            duplicated.add(gid)
+            names = [_shown(p, base) for p, _ in found]
+            for name in names:
+                others = ", ".join(n for n in names if n != name)
+                problems.append(Problem(name, 1, "id", f"duplicate id {gid!r}, also in {others}; "
+                                        "no guide is served under this id until one file is renamed or removed"))
+            continue
+        path, guide = found[0]
+        paths[gid] = path
         guides.append(guide)
-    known = set(paths)
+    known = set(paths) | duplicated
     for g in guides:
         for rel in g.related:
             if rel not in known:

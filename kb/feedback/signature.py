@@ -1,0 +1,40 @@
+"""The normalised signature of a paste's errors, as the unmatched-error queue stores it.
+
+Each error line is redacted first, then templated (volatile values become placeholders)
+and cut: templating or cutting first would break a secret into pieces that no rule
+recognises any more (`<secret>}-{int}-GoJv…`, half a token at the cut).
+"""
+from __future__ import annotations
+
+from kb.engine.parse import MAX_DISTINCT_ERRORS, Paste
+from kb.engine.signature import propose_template
+from kb.feedback.redact import redact
+
+__all__ = ["error_signature"]
+
+
+def error_signature(paste: Paste, max_errors: int = 3) -> str:
+    """The redacted, normalised error lines and top frames of a paste.
+
+    Volatile values are templated away so that the same error seen twice counts twice.
+    """
+    seen: list[str] = []
+    raw_seen: set[tuple] = set()
+    for err in paste.errors:
+        # The same line repeated 100,000 times is one error: template it once, and give up
+        # after a bounded number of distinct ones.
+        key = (paste.lines[err.index].text, err.frames)
+        if key in raw_seen:
+            continue
+        if len(raw_seen) >= MAX_DISTINCT_ERRORS:
+            break
+        raw_seen.add(key)
+        line = propose_template(redact(paste.lines[err.index].text))
+        if err.frames:
+            # File and function names can carry a user name too (`/home/alice/alice_run.py`).
+            line += "  @ " + " < ".join(redact(f"{f}:{fn}") for f, fn in reversed(err.frames))
+        if line not in seen:
+            seen.append(line)
+        if len(seen) >= max_errors:
+            break
+    return "\n".join(seen)

@@ -1,0 +1,197 @@
+"""The shipped deployment, started for real: PostgreSQL, two app replicas and nginx on loopback
+(deploy/local.py), checked from outside with HTTP, a websocket client and Debian's chromium.
+
+Bounded: every start, request and browser wait has a timeout, and the whole site is stopped
+(its processes and their groups) whatever happens.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.test_e2e import ARGS, CHROMIUM
+
+SEED1 = "vllm-dsv41-sm120-no-common-block-size"
+HEADERS = {
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+# The one request the CSP blocks on purpose: Streamlit fetches the Material icon the app uses as
+# its favicon from Google's font server, which would tell Google every visitor's address.
+BLOCKED_ON_PURPOSE = "https://fonts.gstatic.com/"
+HOSTILE_COMMENT = "fixed it, see https://evil.example/x ~~not~~ :red[ALERT] :material/warning: :fire: [x](https://evil.example)"
+
+
+def _deploy(*args: str, timeout: float = 240) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "deploy" / "local.py"), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[dict]:
+    for tool, package in ((shutil.which("nginx") or "/usr/sbin/nginx", "nginx"), (CHROMIUM, "chromium")):
+        if not os.path.exists(tool):
+            if os.environ.get("CI"):
+                pytest.fail(f"{package} is not installed; scripts/install --dev installs it", pytrace=False)
+            pytest.skip(f"{package} is not installed (bash scripts/install --dev installs it)")
+    from tests import pg
+    try:
+        pg.find_bin_dir()
+    except pg.PostgresUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    # Not under pytest's private tmp_path: the postgres user and nginx's workers must reach it.
+    state = Path(tempfile.mkdtemp(prefix="kb-deploy-"))
+    try:
+        info = json.loads(_deploy("start", str(state)))
+        info["state"] = str(state)
+        yield info
+    finally:
+        _deploy("stop", str(state), timeout=120)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def _get(url: str) -> tuple[int, dict[str, str], bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+class Page:
+    """A browser tab that records every CSP violation and page error."""
+
+    def __init__(self, browser) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        self.page = self.context.new_page()
+        self.violations: list[str] = []
+        self.errors: list[str] = []
+        self.page.expose_function("kbViolation", lambda v: self.violations.append(v))
+        self.page.add_init_script("document.addEventListener('securitypolicyviolation', "
+                                  "e => window.kbViolation(e.violatedDirective + ' ' + e.blockedURI))")
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self, url: str, text: str) -> None:
+        self.page.goto(url, wait_until="domcontentloaded", timeout=30_000)
+        self.page.get_by_text(text).first.wait_for(timeout=30_000)  # rendered: the websocket works
+
+    def unexpected(self) -> list[str]:
+        return [v for v in self.violations if BLOCKED_ON_PURPOSE not in v] + self.errors
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def test_the_page_loads_through_nginx_with_the_security_headers(site):
+    status, headers, body = _get(site["url"] + "/")
+    assert status == 200 and b"<script" in body
+    for name, value in HEADERS.items():
+        assert headers.get(name) == value, (name, headers)
+    csp = headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in csp and "default-src 'self'" in csp and "'unsafe-eval'" not in csp
+    assert _get(site["url"] + "/_stcore/metrics")[0] == 404
+    assert _get(f"http://127.0.0.1:{site['replicas'][0]}/_stcore/metrics")[0] == 200  # it exists; nginx hides it
+
+
+def test_streamlit_renders_under_the_csp(site, browser):
+    tab = Page(browser)
+    try:
+        tab.open(site["url"] + "/", "Error or log")
+        tab.page.get_by_label("Error or log").fill("RuntimeError: CUDA error: an illegal memory access was encountered")
+        tab.page.get_by_role("button", name="Find the guide").click()
+        tab.page.get_by_text("Open guide").first.wait_for(timeout=30_000)
+        tab.open(f"{site['url']}/?guide={SEED1}", "Fastest fix")
+        tab.open(site["url"] + "/authors", "Helpfulness by guide")
+        assert tab.unexpected() == [], tab.unexpected()
+    finally:
+        tab.close()
+
+
+def test_streamlit_checks_still_refuse_foreign_origins_behind_nginx(site):
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+    ws_url = site["url"].replace("http://", "ws://") + "/_stcore/stream"
+
+    def handshake(origin: str) -> int:
+        try:
+            with connect(ws_url, origin=origin, open_timeout=10, close_timeout=2):
+                return 101
+        except InvalidStatus as exc:
+            return exc.response.status_code
+
+    assert handshake(site["url"]) == 101  # upgraded through nginx
+    assert handshake("https://evil.example") == 403
+    # An upload without the XSRF token Streamlit gave this browser is refused too.
+    request = urllib.request.Request(site["url"] + "/_stcore/upload_file/session/file", data=b"x", method="PUT")
+    try:
+        urllib.request.urlopen(request, timeout=10)
+        status = 200
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    assert status == 403
+
+
+def test_a_vote_on_one_replica_shows_on_the_others_authors_page(site, browser):
+    first, second = (f"http://127.0.0.1:{port}" for port in site["replicas"])
+    tab = Page(browser)
+    try:
+        tab.open(f"{first}/?guide={SEED1}", "Fastest fix")
+        tab.page.get_by_role("radio", name="Thumbs up").click()
+        tab.page.get_by_label("Anything to add?").fill(HOSTILE_COMMENT)
+        tab.page.keyboard.press("Enter")
+        tab.page.get_by_role("button", name="Send").click()
+        tab.page.get_by_text("Thank you — recorded.").wait_for(timeout=30_000)
+        for base in (second, site["url"]):
+            tab.open(f"{base}/authors", "Helpfulness by guide")
+            shown = tab.page.locator("[data-testid='stText']").filter(has_text="fixed it").first
+            shown.wait_for(timeout=30_000)
+            assert shown.inner_text().strip() == HOSTILE_COMMENT  # the other replica sees it, as plain text
+            main = tab.page.locator("[data-testid='stMain']")
+            assert main.locator("a[href*='evil.example'], del, s").count() == 0
+        # Through nginx, under its CSP, the feedback chart renders too (Vega, WebAssembly).
+        tab.page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=30_000)
+        assert tab.unexpected() == [], tab.unexpected()
+    finally:
+        tab.close()
+
+
+def test_the_site_answers_with_either_replica_stopped(site, browser):
+    for n in range(len(site["replicas"])):
+        _deploy("stop-replica", site["state"], str(n), timeout=60)
+        try:
+            status, _, _ = _get(site["url"] + "/")
+            assert status == 200
+            with pytest.raises(OSError):  # it is really down
+                urllib.request.urlopen(f"http://127.0.0.1:{site['replicas'][n]}/_stcore/health", timeout=5)
+            tab = Page(browser)
+            try:
+                tab.open(f"{site['url']}/?guide={SEED1}", "Fastest fix")  # a whole session, on the other replica
+            finally:
+                tab.close()
+        finally:
+            _deploy("start-replica", site["state"], str(n), timeout=120)
