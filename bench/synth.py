@@ -35,6 +35,7 @@ import re2  # noqa: E402
 import yaml  # noqa: E402
 
 from kb.guides.load import GUIDES_DIR, load_guides  # noqa: E402
+from kb.engine.roots import NATIVE, WRAPPERS
 from kb.engine.tracebacks import KNOWN_PACKAGES
 from kb.engine.signature import TemplateError, compile_regex, compile_template  # noqa: E402
 
@@ -99,8 +100,9 @@ def _shape(word: str, like: str) -> str:
     return word
 
 
+# The words the root-error finder reads structure and wrappers by (kb/engine/roots.py) stay too.
 _STRUCTURE = frozenset("File line Traceback most recent call last During handling above exception another occurred "
-                       "direct cause following".split())
+                       "direct cause following".split()) | frozenset(re.findall(r"[A-Za-z]{3,}", WRAPPERS.pattern + NATIVE.pattern))
 
 
 def _word_map(sig_words: list[str], vocab: list[str], seed: int, gen: int) -> dict[str, str]:
