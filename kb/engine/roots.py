@@ -80,17 +80,25 @@ def _python_events(paste: Paste) -> list[Event]:
 
 
 MAX_MESSAGE_LINES = 15
+_EXC_LINE = re.compile(r"[\w.]+(?:Error|Exception|Warning): ")
 
 
 def _message_end(paste: Paste, i: int) -> int:
     """The last line of the message that starts on line `i`: NCCL, CUDA and vLLM messages run
     on over several lines ("Last error:", "Duplicate GPU detected …") until a blank line."""
     end = i
+    blank = False
     for j in range(i + 1, min(len(paste.lines), i + 1 + MAX_MESSAGE_LINES)):
         t = paste.lines[j].text
-        if not t.strip() or t.startswith(("Traceback", "  File ", "During handling", "The above exception")):
+        if not t.strip():
+            if blank:  # two blank lines end it
+                break
+            blank = True
+            continue
+        # Hugging Face messages go on after one blank line ("401 Client Error. …", "", "Cannot access gated repo …").
+        if t.startswith(("Traceback", "  File ", "During handling", "The above exception")) or _EXC_LINE.match(t):
             break
-        end = j
+        end, blank = j, False
     return end + 1
 
 
