@@ -164,8 +164,11 @@ def compile_guide(g: Guide) -> tuple[list[Pattern], list[str]]:
 
 def _prepared(g: Guide) -> tuple[list[Pattern], list[str], Counter, tuple[Ref, ...]]:
     pats, errors = compile_guide(g)
-    # Non-wrapper signatures only: a wrapper's lines say nothing about the error it wraps.
-    refs = guide_refs(g, [p.regex for p in pats if p.ctx == -1 and not p.wrapper])
+    # Only signatures that need no context and wrap nothing: a wrapper's lines say nothing about the
+    # error it wraps, and a line that needs context ("IndexError: list index out of range" in a
+    # TORCH_CUDA_ARCH_LIST build) does not tell the guide's error from any other alone.
+    alone = {s.id for s in g.signatures if not s.context and not s.wrapper}
+    refs = guide_refs(g, [p.regex for p in pats if p.ctx == -1 and p.sig in alone])
     return pats, errors, Counter(tokens(_doc_text(g, refs))), refs
 
 

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 
 from kb.engine.parse import parse
 from kb.engine.roots import RootError, root_error
-from kb.engine.textsim import literal_letters, mask, mask_template, weight, words
+from kb.engine.textsim import literal_letters, mask, mask_template, words
 
 if TYPE_CHECKING:
     from kb.engine.index import Index
@@ -36,7 +36,7 @@ MARGIN = 4.0
 MIN_LETTERS = 16  # a root error with less wording than this says too little to compare
 TYPE_MISMATCH = 12.0  # two different exception types are seldom the same error
 CANDIDATES = 40
-MIN_COVERAGE = 0.8  # of the paste's error's words, weighted, that the guide's must have too
+MIN_COVERAGE = 0.85  # of the paste's error's words, weighted, that the guide's must have too
 _MASKS = ("n", "h", "p", "q")
 _QUOTED = re.compile(r"'[^'\n]{1,200}'|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`")
 
@@ -93,7 +93,7 @@ def guide_refs(g: "Guide", regexes: list | None = None) -> tuple[Ref, ...]:
     root errors of its near misses (what they really are)."""
     refs: list[Ref] = []
     for s in g.signatures:
-        if s.template and not s.wrapper:
+        if s.template and not s.wrapper and not s.context:
             first = s.template.strip().split("\n")[0]
             exc = first.split(":", 1)[0] if ":" in first and " " not in first.split(":", 1)[0] else None
             refs.append(Ref(mask_template(first), short_type(exc), "signature", f"sig:{s.id}"))
@@ -119,15 +119,16 @@ def _score(query: str, q_exc: str | None, ref: Ref) -> float:
 
 
 def coverage(query: str, ref_text: str) -> float:
-    """The weighted share of the query's words the reference also has. Quoted names weigh
-    double (they say which module, which class); words every log prints weigh little; the
-    last word of a cut query may be cut too."""
+    """The weighted share of the query's words the reference also has. Every word counts, the
+    common ones too ("list index out of range" is not "index out of range in self"); quoted
+    names weigh double (they say which module, which class); the last word of a cut query may
+    be cut too."""
     ref_words = set(words(ref_text))
     quoted = {w for q in _QUOTED.findall(query) for w in words(q)}
     q_words = [w for w in words(query) if w not in _MASKS]
     total = got = 0.0
     for i, w in enumerate(q_words):
-        wt = 2.0 if w in quoted else weight(w)
+        wt = 2.0 if w in quoted else 1.0
         total += wt
         if w in ref_words or (i == len(q_words) - 1 and any(r.startswith(w) for r in ref_words)):
             got += wt

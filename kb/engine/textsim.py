@@ -45,6 +45,9 @@ python site packages dist lib usr local home self return raise raised init main 
 torch cuda nvidia gpu device devices model models load loading loaded does not the and for with this that was are
 you from has have when can its failed fail failure found use using used please see above below info warning
 warn debug process processes run running code into than then try set get
+expected expect value values column got must should argument arguments object string number type types name names
+input output first one two check checking given give make sure instead other same different more less not none
+list index out range self key keys item items size shape dim dimension called function method class
 """.split())
 STACK_WEIGHT = 0.2
 
