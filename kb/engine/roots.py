@@ -80,6 +80,10 @@ def _python_events(paste: Paste) -> list[Event]:
 
 
 MAX_MESSAGE_LINES = 15
+_RANK_TAG = re.compile(r"\[(?:rank|default)\d+\]|rank=\d+|\bTP\d+\b|Worker_TP\d+")
+# Wrappers that print the wrapped error on their own line, after them ("… because of the following
+# error (look up to see its traceback):\n<the error>" in one message line, BackendCompilerFailed's "raised:").
+INLINE = re.compile(r"because of the following error \(look up to see its traceback\):\s*|backend='\w+' raised:\s*")
 _EXC_LINE = re.compile(r"[\w.]+(?:Error|Exception|Warning): ")
 
 
@@ -88,7 +92,16 @@ def _message_end(paste: Paste, i: int) -> int:
     on over several lines ("Last error:", "Duplicate GPU detected …") until a blank line."""
     end = i
     blank = False
-    for j in range(i + 1, min(len(paste.lines), i + 1 + MAX_MESSAGE_LINES)):
+    own = paste.lines[i].prefix
+    # Ranks that print at once interleave their lines: follow the lines of this line's rank only.
+    rank = own if _RANK_TAG.search(own) else None
+    seen = 0
+    for j in range(i + 1, min(len(paste.lines), i + 1 + 8 * MAX_MESSAGE_LINES)):
+        if rank is not None and paste.lines[j].prefix != rank:
+            continue
+        seen += 1
+        if seen > MAX_MESSAGE_LINES:
+            break
         t = paste.lines[j].text
         if not t.strip():
             if blank:  # two blank lines end it
@@ -184,6 +197,15 @@ def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> Roo
         return None
     real = [e for e in found if not e.wrapper]
     e = real[0] if real else found[0]
+    text = paste.lines[e.index].text.strip()
+    inline = INLINE.search(text) if not real else None
+    inner = text[inline.end():] if inline else ""
+    exc = inner.split(":", 1)[0] if ":" in inner else None
+    # Only an inner exception with its type is the error itself; a bare fragment ("initialization
+    # failed") says too little, and the wrapper's guide is the better answer.
+    if exc and re.fullmatch(r"[\w.]+(?:Error|Exception)", exc):
+        return RootError(e.index, paste.lines[e.index].no, inner[:2000], exc, inner[:2000], e.modules, e.start,
+                         e.end, False, e.weak)
     return RootError(e.index, paste.lines[e.index].no, paste.lines[e.index].text.strip()[:2000], e.exc_type,
                      e.message[:2000], e.modules, e.start, e.end, not real, e.weak)
 
