@@ -16,12 +16,27 @@ from kb.guides.render import guide_markdown, text
 
 
 
+class NotText(Exception):
+    """FILE is an image, a library, an archive: refused, as the app refuses such an upload."""
+
+
 def _read(path: str) -> str:
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        data = Path(path).read_bytes()
-    return data.decode("utf-8", errors="replace")
+    """FILE (or standard input) read as the app reads an upload: a binary file is refused,
+    and what was changed to read it (NUL bytes, bad UTF-8, a cut) is said on stderr."""
+    from kb.engine.input import decode_log, word
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    decoded = decode_log(data)
+    if decoded.text is None:
+        raise NotText(f"{'standard input' if path == '-' else path} is not a text file (an image, a library, an archive?); give the log as text")
+    for code, values in decoded.notes:
+        print(f"note: {word(code, **values)}", file=sys.stderr)
+    return decoded.text
+
+
+def _match_status(results: list) -> int:
+    """grep's convention: 0 when a guide matched (with confidence), 1 when none did; 2, an
+    error, is returned before any matching."""
+    return 0 if any(r.confident for r in results) else 1
 
 
 def _index(args) -> Index:
@@ -39,6 +54,7 @@ def cmd_match(args) -> int:
     index = _index(args)
     env = _env(args)
     if args.jsonl:
+        matched = []
         for n, line in enumerate(_read(args.file).splitlines(), 1):
             if not line.strip():
                 continue
@@ -49,8 +65,9 @@ def cmd_match(args) -> int:
                 print(f"line {n}: not a JSON object with 'text' ({exc})", file=sys.stderr)
                 return 2
             res = match(index, text_in)
+            matched.append(res)
             print(json.dumps({"id": case.get("id"), **result_dict(res, args.lang)}, ensure_ascii=False))
-        return 0
+        return _match_status(matched)
     res = match(index, _read(args.file))
     if env is not None:
         from kb.engine.envfit import apply_env
@@ -68,7 +85,7 @@ def cmd_match(args) -> int:
         if checks is not None:
             from kb.engine.envfit import checks_text
             sys.stdout.write(checks_text(res, checks, args.lang))
-    return 0
+    return _match_status([res])
 
 
 def cmd_validate(args) -> int:
@@ -153,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--guides", metavar="DIR", help="guides folder (default: guides/)")
 
     sp = add("match", "Rank the guides for a pasted error, with explanations.", cmd_match)
+    sp.epilog = ("Exit status, as grep's: 0 when a guide matches (for --jsonl: any case), 1 when none does (only similar "
+                 "guides or none), 2 on an error (no such file, a file that is not text, a bad --jsonl line).")
     sp.add_argument("file", metavar="FILE", help="the paste, or - for standard input")
     fmt = sp.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "confidence", "explanation"}]}, best first')
@@ -192,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.fn(args)
     except FileNotFoundError as exc:
         print(f"error: no such file: {exc.filename}", file=sys.stderr)
+        return 2
+    except NotText as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
