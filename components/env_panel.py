@@ -1,9 +1,11 @@
 """The environment report on the Diagnose page, and check outcomes on guide pages."""
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
-from components.diagnose_io import text_with_upload
+from components.diagnose_io import with_upload
 from components.i18n import lang, t
 from components.markup import code, esc
 from components.state import get_index
@@ -17,9 +19,12 @@ ICON_ZH = {"pass": ":green-badge[✓ 通过]", "fail": ":red-badge[✗ 不符]",
 
 def input_panel() -> None:
     with st.expander(t("env_label"), expanded=bool(st.session_state.get("env_text"))):
-        report = st.text_area(t("env_label"), key="env_text", height=160, label_visibility="collapsed")
-        text_in = text_with_upload(report, st.file_uploader(t("env_upload_label"), key="env_upload"))
+        # Kept for the session (persist_state) while a guide is shown in the page's place.
+        report = st.text_area(t("env_label"), key="env_text", height=160, label_visibility="collapsed", persist_state="session")
+        text_in = with_upload(report, t("env_upload_label"), "env_upload")
         env = parse_env(text_in) if text_in.strip() else None
+        # Results are kept per paste and report: the same report gives the same ranking.
+        st.session_state["env_key"] = hashlib.sha256(text_in.encode("utf-8", "surrogatepass")).hexdigest() if env else ""
         cut_note = cut_report(text_in)[1]
         if cut_note:
             st.caption(esc(cut_note))
@@ -33,6 +38,7 @@ def input_panel() -> None:
 
 
 def apply(result: Result) -> None:
+    """Re-rank by the report; once per result (it adds notes to the matches)."""
     env = st.session_state.get("env_record")
     if env is not None:
         apply_env(get_index(), result, env)
