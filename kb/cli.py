@@ -141,9 +141,15 @@ def cmd_new(args) -> int:
 
 def cmd_generate(args) -> int:
     from kb.authoring.generate import generate
+    from kb.authoring.readme_blocks import BlockError
+    from kb.evaluation import readme_tables  # noqa: F401 - registers the evaluation tables
     # A fixed width keeps the help text identical whatever terminal regenerates it.
     os.environ["COLUMNS"] = "100"
-    changed = generate(build_parser(), check=args.check)
+    try:
+        changed = generate(build_parser(), check=args.check)
+    except BlockError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     for path in changed:
         print(("stale: " if args.check else "wrote: ") + path)
     return 1 if (args.check and changed) else 0
@@ -200,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("cases", metavar="CASES.jsonl")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     guides(sp)
-    sp = add("generate", "Regenerate schema/guide.schema.json and the CLI help in README.md.", cmd_generate)
+    sp = add("generate", "Regenerate schema/guide.schema.json, the CLI help and the tables of figures in the README files.", cmd_generate)
     sp.add_argument("--check", action="store_true", help="only report stale files; exit 1 if any")
     return p
 
