@@ -13,7 +13,7 @@ from components.i18n import UI, lang, t
 from components.markup import clip, esc, literal, prose
 from components.state import get_index, open_guide
 from kb.engine.aspasted import as_pasted
-from kb.engine.match import Match, Result
+from kb.engine.match import Match, Result, Span
 from kb.engine.parse import Line
 from kb.engine.reasons import word
 from kb.guides.render import text
@@ -58,7 +58,7 @@ def _hit(part: str) -> str:
     return body if any(c in part for c in "[]\\") else f":color[{body}]{_HIT}"
 
 
-def _row(line: Line, span, raw_lines: list[str]) -> str:
+def _row(line: Line, span: Span | None, raw_lines: list[str]) -> str:
     shown = as_pasted(line, raw_lines)
     if shown is not None:
         body, hit = shown.text, (shown.span(span.start, span.end) if span else None)

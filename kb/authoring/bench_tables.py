@@ -22,6 +22,8 @@ def num(x: float, unit: str) -> str:
     """A figure as the tables write it: three significant digits at most, thousands separated."""
     if unit == "×":
         return f"{x:,.0f}×" if x >= 100 else f"{x:.1f}×" if x < 10 else f"{x:.0f}×"
+    if float(x).is_integer() and x >= 1:  # a bound, or a count: as it is
+        return f"{int(x):,} {unit}"
     digits = 0 if x >= 100 else 1 if x >= 10 else 2 if unit != "s" or x < 1 else 1
     return f"{x:,.{digits}f} {unit}"
 
@@ -42,8 +44,16 @@ def _target(r: dict) -> list[tuple[str, str, bool]]:
 
 
 def _provenances(files: list[dict]) -> str:
-    lines = sorted({provenance(d) for d in files})
-    return "\n".join(f"- {line}" for line in lines) if len(lines) > 1 else lines[0]
+    """One line for runs of one command on one commit and machine, the load of each said."""
+    same = {(d["commit"], d.get("dirty"), d["date"], str(d.get("machine", {}).get("cpu"))) for d in files}
+    if len(files) == 1 or len(same) > 1:
+        return "\n".join(f"- {provenance(d)}" for d in files)
+    d, m = files[0], files[0].get("machine", {})
+    tree = f"commit {d['commit']}" + (" with uncommitted changes" if d.get("dirty") else "")
+    commands = ", ".join(f"`{x['command']}`" for x in files)
+    loads = " / ".join(str(x.get("machine", {}).get("load_avg_1m", "?")) for x in files)
+    return (f"Measured with {commands}, one after the other, on {tree}, {d['date']}, {m.get('cpus', '?')} CPUs "
+            f"({m.get('cpu', '?')}); load average at the end of each: {loads}.")
 
 
 @block("bench-scale", "python bench/run.py --guides N --json --save bench/results/scale-N.json")
@@ -95,7 +105,7 @@ def bench_scale_detail() -> str:
     return table(["N guides"] + [f"{r['guides']:,}" for r in runs], rows) + "\n" + _provenances(files)
 
 
-@block("bench-click", "python bench/click.py --runs 5 --json --save bench/results/click.json")
+@block("bench-click", "python bench/click_to_result.py --runs 5 --json --save bench/results/click.json")
 def bench_click() -> str:
     data = result_file("click.json")
     r = data["result"]

@@ -60,7 +60,7 @@ def result_file(name: str) -> dict:
     """A benchmark's result file (bench/results.py wrote it), or why there is none."""
     path = RESULTS / name
     if not path.exists():
-        raise BlockError(f"{path.relative_to(ROOT)} is missing; the README says which command writes it")
+        raise BlockError(f"bench/results/{name} is missing; the README says which command writes it")
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import Executable
+
 from kb.feedback.store import Store, _comment, _short
 from kb.feedback.tables import MAX_ID, MAX_LANG, feedback
 
@@ -39,7 +41,7 @@ class VotingStore(Store):
         """Set the comment of the answer record_vote stored; redacted first, as every comment."""
         self._write(feedback.update().where(feedback.c.id == int(row_id)).values(comment=_comment(comment)))
 
-    def _write(self, statement) -> None:
+    def _write(self, statement: Executable) -> None:
         if not self.enabled:
             return
         with self._guard("feedback") as engine, engine.begin() as conn:

@@ -1,6 +1,6 @@
 """Benchmark: from the click on "Find the guide" to the result drawn, in a real browser.
 
-    python bench/click.py [--bases real,10000] [--sizes 10KB,1MB] [--runs 5] [--json] [--save FILE]
+    python bench/click_to_result.py [--bases real,10000] [--sizes 10KB,1MB] [--runs 5] [--json] [--save FILE]
 
 For each knowledge base (the real guides, or N synthetic ones from bench/synth.py) the app
 is started with `streamlit run app.py` and opened in Debian's chromium through Playwright,
@@ -121,7 +121,8 @@ def _one(browser, url: str, gid: str, paste: str) -> dict:
         page.wait_for_function(f"performance.now() - window.__kb.last > {QUIET_MS}", timeout=600_000, polling=100)
         t = page.evaluate("window.__kb")
         first_card = page.locator("[class*='st-key-open-']").first.get_attribute("class") or ""
-        return {"first_ms": round(t["first"] - t["click"], 1), "all_ms": round(t["last"] - t["click"], 1),
+        # The first card's frame may come after the last change to the page: then all is drawn with it.
+        return {"first_ms": round(t["first"] - t["click"], 1), "all_ms": round(max(t["last"], t["first"]) - t["click"], 1),
                 "top_is_the_pasted_guide": f"st-key-open-{gid} " in first_card + " "}
     finally:
         page.context.close()
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"(max {s['first_max_ms']:.0f}), all drawn {s['all_median_ms']:7.0f} ms")
     if args.save:
         import results
-        results.save(args.save, "python bench/click.py " + " ".join(argv if argv is not None else sys.argv[1:]), result)
+        results.save(args.save, "python bench/click_to_result.py " + " ".join(argv if argv is not None else sys.argv[1:]), result)
     return 0
 
 
