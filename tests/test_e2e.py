@@ -146,9 +146,19 @@ def _diagnosed(browser, server, paste: str, width: int = 1280):
 
 
 def _results(page) -> list[str]:
-    """The ranked guides' ids, in order: each card's "Open guide" button has the key open:<id>."""
-    classes = page.locator("[class*='st-key-open']").evaluate_all("els => els.map(e => e.className)")
-    return [re.search(r"st-key-open-(\S+)", c).group(1) for c in classes]  # Streamlit writes ":" as "-"
+    """The ranked guides' ids, in order: each card's "Open guide" button has the key open:<id>.
+    Read once the cards have stopped coming (Streamlit draws them one after the other)."""
+    def ids() -> list[str]:
+        classes = page.locator("[class*='st-key-open']").evaluate_all("els => els.map(e => e.className)")
+        return [re.search(r"st-key-open-(\S+)", c).group(1) for c in classes]  # Streamlit writes ":" as "-"
+    seen, deadline = ids(), time.time() + 30
+    while time.time() < deadline:
+        page.wait_for_timeout(700)
+        now = ids()
+        if now == seen and now:
+            return now
+        seen = now
+    return seen
 
 
 def test_back_navigation_keeps_the_paste_and_the_results(server, browser):
@@ -183,9 +193,10 @@ def test_matched_lines_are_monospaced_as_pasted_and_never_links(server, browser)
              for ln in lines]
     page = _diagnosed(browser, server, "\n".join(lines) + "\n\n")
     block = page.locator(f".st-key-matched-{SEED1}")
-    block.wait_for(timeout=15_000)
-    assert block.locator("a, img").count() == 0
     codes = block.locator("code")
+    codes.first.wait_for(timeout=30_000)  # the block's Markdown drawn, not only its container
+    page.locator("[data-testid='stButton']").filter(has_text="Open guide").first.wait_for(timeout=30_000)
+    assert block.locator("a, img").count() == 0
     styles = codes.evaluate_all("els => els.map(e => [getComputedStyle(e).fontFamily, getComputedStyle(e).whiteSpace])")
     assert styles and all("monospace" in font and space == "pre-wrap" for font, space in styles)
     shown = block.inner_text()
