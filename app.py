@@ -16,10 +16,19 @@ pages = [
 ]
 st.session_state["_home_page"] = home
 
+# The language switch sits on the page itself: on a phone the sidebar is folded away.
+with st.container(horizontal=True, horizontal_alignment="right", key="lang_bar"):
+    st.segmented_control(t("language"), LANGS, format_func=LANG_LABELS.get, key="lang", required=True,
+                         label_visibility="collapsed")
+if st.session_state.pop("bad_lang", False):
+    st.warning(t("bad_lang"))
+
 with st.sidebar:
-    st.segmented_control(t("language"), LANGS, format_func=LANG_LABELS.get, key="lang", required=True)
-    if st.session_state.pop("bad_lang", False):
-        st.warning(t("bad_lang"))
+    # Links of our own, not Streamlit's menu: its entry for the page on screen keeps the link's
+    # ?guide=, so "Diagnose" would stay on the guide. A page link carries only what it is given.
+    lang_param = {"lang": st.session_state["lang"]} if st.session_state["lang"] != "en" else None
+    for page in pages:
+        st.page_link(page, query_params=lang_param)
     st.caption(t("guides_count", n=len(get_index().guides)))
 
-st.navigation(pages).run()
+st.navigation(pages, position="hidden").run()

@@ -4,7 +4,7 @@ Each input is built in memory and run through what the Diagnose page does with a
 parse + match (one call), then the error signature and the new-guide skeleton that a
 paste without a confident match gets. Best of --repeat runs, after one warm-up.
 
-    .venv/bin/python bench/hostile.py [--repeat 3]
+    .venv/bin/python bench/hostile.py [--repeat 3] [--save bench/results/hostile.json]
 """
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ CASES = {
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--save", type=Path, metavar="FILE", help="also write the rows, with how they were measured, to FILE")
     args = ap.parse_args()
     index = load_index(ROOT / "guides")
     match(index, IMA)  # warm-up: RE2 patterns compiled
@@ -65,13 +66,19 @@ def main() -> None:
                 skeleton(result.paste)
             t2 = time.perf_counter()
             best_match, best_after = min(best_match, t1 - t0), min(best_after, t2 - t1)
-        top = result.confident[0].guide_id if result.confident else "(no match)"
-        cut = "cut" if result.paste.truncation else "whole"
-        rows.append((name, f"{len(text) / 1e6:.1f} MB", f"{len(result.paste.lines):,}", cut,
-                     f"{best_match:.2f}", f"{best_after:.2f}", top))
+        top = result.confident[0].guide_id if result.confident else None
+        rows.append({"input": name, "mb": round(len(text) / 1e6, 1), "lines_read": len(result.paste.lines),
+                     "cut": bool(result.paste.truncation), "match_s": round(best_match, 3),
+                     "no_match_extras_s": None if result.confident else round(best_after, 3), "top": top})
+    if args.save:
+        sys.path.insert(0, str(ROOT / "bench"))
+        import results
+        results.save(args.save, "python bench/hostile.py " + " ".join(sys.argv[1:]), {"repeat": args.repeat, "guides": len(index.guides), "rows": rows})
+    table = [(r["input"], f"{r['mb']:.1f} MB", f"{r['lines_read']:,}", "cut" if r["cut"] else "whole", f"{r['match_s']:.2f}",
+              "—" if r["no_match_extras_s"] is None else f"{r['no_match_extras_s']:.2f}", r["top"] or "(no match)") for r in rows]
     head = ("input", "size", "lines read", "paste", "match s", "no-match extras s", "top guide")
-    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-    for r in [head, tuple("-" * w for w in widths), *rows]:
+    widths = [max(len(str(r[i])) for r in [head, *table]) for i in range(len(head))]
+    for r in [head, tuple("-" * w for w in widths), *table]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
 
 

@@ -285,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir", type=Path, help="write (or reuse) the synthetic guides here instead of a temporary folder")
     ap.add_argument("--no-app", action="store_true", help="skip the Streamlit measurement")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds allowed to each part")
+    ap.add_argument("--save", type=Path, metavar="FILE", help="also write the result, with how it was measured, to FILE "
+                    "(bench/results/scale-N.json is what the README's tables are rendered from)")
     ap.add_argument("--worker", choices=["cold", "warm", "app"], help=argparse.SUPPRESS)
     ap.add_argument("--cache", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -297,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--guides N is required (N >= 1)")
     result = run(args.guides, args.seed, args.dir, not args.no_app, args.timeout)
     print(json.dumps(result, indent=2) if args.json else text_report(result), end="" if not args.json else "\n")
+    if args.save:
+        import results
+        results.save(args.save, "python bench/run.py " + " ".join(a for a in (argv if argv is not None else sys.argv[1:])), result)
     return 0
 
 

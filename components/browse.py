@@ -6,6 +6,7 @@ decodes none of them; a page shows PAGE_SIZE rows at a time.
 from __future__ import annotations
 
 import math
+import re
 
 import streamlit as st
 
@@ -13,6 +14,7 @@ from components.i18n import lang, t
 from components.markup import esc, label
 from components.state import get_index
 from kb.engine.guidestore import GuideMeta
+from kb.env.gpus import find_gpu, normalise_name
 
 STATUSES = ("fixed", "workaround", "unresolved")
 PAGE_SIZE = 50
@@ -22,12 +24,40 @@ def _hardware(m: GuideMeta) -> list[str]:
     return [f"SM{cc.replace('.', '')}" for cc in m.compute_capability]
 
 
+_SM = re.compile(r"\bSM_?(\d{2,3})\b")
+# How reports spell a GPU around its model ("NVIDIA H100-SXM5-80GB"): part of the name, not search words.
+_GPU_WORDS = re.compile(r"nvidia|geforce|tesla|sxm\d?|pcie|nvl|hbm\d?e?|\d+gb", re.I)
+
+
+def gpu_in_query(query: str) -> tuple[str, str, list[str]] | None:
+    """A GPU named in a search ("H100", "rtx 5090", "SM90"): its name as found, its compute
+    capability, and the query's other words; None when the query names none."""
+    norm = normalise_name(query)
+    sm = _SM.search(norm)
+    if sm:
+        digits = sm.group(1)
+        cc, span = f"{digits[:-1]}.{digits[-1]}", sm.span()
+    else:
+        found = find_gpu(norm)
+        if found is None:
+            return None
+        cc, span = found[2], found[:2]
+    rest = [w for w in (norm[: span[0]] + " " + norm[span[1]:]).lower().split() if not _GPU_WORDS.fullmatch(w)]
+    return norm[span[0]: span[1]], cc, rest
+
+
 def filter_guides(rows: dict[str, GuideMeta], query: str, components: list[str], tags: list[str], hardware: list[str],
                   statuses: list[str]) -> list[str]:
-    """Ids of the guides that fit, ordered by component then id."""
+    """Ids of the guides that fit, ordered by component then id. A GPU in the query finds the
+    guides for its compute capability, and those whose text names it."""
     words = [w for w in query.lower().split() if w]
+    gpu = gpu_in_query(query) if words else None
+    if gpu is not None:
+        name, cc, words = gpu[0].lower(), gpu[1], gpu[2]
     out = []
     for gid, m in rows.items():
+        if gpu is not None and cc not in m.compute_capability and name not in m.search:
+            continue
         if words and not all(w in m.search for w in words):
             continue
         if components and m.component not in components:
@@ -51,6 +81,9 @@ def guide_list(key_prefix: str = "browse") -> None:
     hw = cols[2].multiselect(t("hardware"), sorted({x for m in rows.values() for x in _hardware(m)}), key=f"{key_prefix}_hardware")
     sts = cols[3].multiselect(t("status"), STATUSES, format_func=t, key=f"{key_prefix}_status")
     shown = filter_guides(rows, query or "", comps, tags, hw, sts)
+    gpu = gpu_in_query(query or "")
+    if gpu is not None:
+        st.caption(t("gpu_found", gpu=esc(gpu[0]), cc=gpu[1], sm=gpu[1].replace(".", "")))
     st.caption(t("guides_count", n=len(shown)))
     if not shown:
         st.info(t("no_guides"))

@@ -1,7 +1,9 @@
 """The start page: paste or upload an error, see the ranked guides and why.
 
 With `?guide=<id>` in the link, the same page shows that guide, so a shared link is
-just the app's root URL plus the guide's state.
+just the app's root URL plus the guide's state. The paste, the environment report and the
+results stay in the session while a guide is shown (they never go into a link), so the
+page's back button, the browser's and the sidebar's link all come back to them.
 """
 from __future__ import annotations
 
@@ -9,26 +11,32 @@ import hashlib
 
 import streamlit as st
 
-from components import guide_view
-from components.diagnose_io import text_with_upload
+from components import env_panel, guide_view
+from components.diagnose_io import with_upload
 from components.i18n import lang, t
-from components.markup import esc, highlight
-from components.state import get_index, open_guide, requested_guide
-from kb.engine.match import Result, explain_notes, match
-from kb.guides.render import text
+from components.markup import esc, literal
+from components.result_card import render_card
+from components.state import get_index, requested_guide, show_in_url
 from kb.authoring.skeleton import skeleton
-
-CONTEXT_LINES = 2
+from kb.engine import completeness, upstream
+from kb.engine.aspasted import split_lines
+from kb.engine.match import Result, match
+from kb.feedback.redact import redact
 
 
 def page() -> None:
     gid = requested_guide()
     if gid is not None:
         if gid in get_index().guides:
+            if st.query_params.get("guide") != gid:  # ?guide=VLLM-… : the link shows the id as it is
+                st.query_params["guide"] = gid
             guide_view.render(gid)
         else:
             unknown_guide()
         return
+    # The browser may still show a guide's link (Streamlit keeps it when the sidebar's link to
+    # this page is clicked): say what is on screen.
+    show_in_url({})
     diagnose()
 
 
@@ -40,74 +48,70 @@ def unknown_guide() -> None:
 
 
 def _input() -> str:
-    pasted = st.text_area(t("paste_label"), key="paste", height=260, placeholder=t("paste_placeholder"))
-    return text_with_upload(pasted, st.file_uploader(t("upload_label"), key="upload"))
+    # persist_state: Streamlit forgets a widget that is not drawn, and a guide is drawn in its place.
+    pasted = st.text_area(t("paste_label"), key="paste", height=260, placeholder=t("paste_placeholder"), persist_state="session")
+    return with_upload(pasted, t("upload_label"), "upload")
 
 
-def _cached_match(text_in: str) -> Result:
-    # A rerun (a click elsewhere on the page) must not match the same paste again.
-    key = hashlib.sha256(text_in.encode("utf-8", "surrogatepass")).hexdigest()
+def _cached_match(text_in: str) -> tuple[Result, list[str]]:
+    # A rerun (a click elsewhere on the page, a visit to a guide and back) must not match the
+    # same paste with the same report again; the lines as pasted are kept for showing them.
+    key = hashlib.sha256(text_in.encode("utf-8", "surrogatepass")).hexdigest() + st.session_state.get("env_key", "")
     cached = st.session_state.get("last_result")
     if cached and cached[0] == key:
-        return cached[1]
-    result = match(get_index(), text_in)
-    st.session_state["last_result"] = (key, result)
-    return result
+        return cached[1], cached[2]
+    # The report in the box is read by the matcher as a report inside the paste would be: the
+    # ranking does not depend on which box it went into.
+    result = match(get_index(), text_in, env_report=st.session_state.get("env_text_in") or None)
+    raw_lines = split_lines(text_in)
+    st.session_state["last_result"] = (key, result, raw_lines)
+    return result, raw_lines
 
 
 def diagnose() -> None:
     st.title(t("diagnose"), anchor=False)
     st.caption(t("diagnose_intro"))
     text_in = _input()
-    from components import env_panel
     env_panel.input_panel()
     st.button(t("find"), key="find", type="primary")
     if not text_in.strip():
         st.info(t("empty_input"))
         return
-    result = _cached_match(text_in)
+    result, raw_lines = _cached_match(text_in)
     if result.paste.truncation:
         st.warning(t("truncated", note=result.paste.truncation))
-    env_panel.apply(result)
-    show_result(result)
+    show_result(result, raw_lines)
 
 
-def show_result(result: Result) -> None:
-    index = get_index()
+def show_result(result: Result, raw_lines: list[str]) -> None:
     st.subheader(t("results"), anchor=False)
+    for code, values in completeness.cut_notes(result.paste):
+        st.info(completeness.word(code, lang(), **values))
     if not result.confident:
-        st.warning(t("no_match"))
-        st.markdown(t("similar_intro") if result.matches else t("no_similar"))
-        _unmatched(result)
+        st.warning(t("no_guide_yet") if result.root is not None else t("no_match"))
+        if result.root is not None:
+            st.markdown(f"{esc(t('root_error', line=result.root.no))}  \n" + literal(result.root.text[:500]))
+        _upstream(result)
+        if result.matches:
+            st.markdown(t("help_intro") if result.matches[0].confidence == "help" else t("similar_intro"))
+        else:
+            st.markdown(t("no_similar"))
     for n, m in enumerate(result.matches):
-        g = index.guides[m.guide_id]
-        with st.container(border=True):
-            badge = f":green-badge[{esc(t('match'))}]" if m.confidence == "match" else f":gray-badge[{esc(t('similar'))}]"
-            status = f":{guide_view.STATUS_COLOUR[g.status]}-badge[{esc(t(g.status))}]"
-            st.markdown(f"{badge} {status} :gray-badge[{esc(t('score'))} {m.score:.2f}]  \n**{esc(text(g.title, lang()))}**")
-            st.caption(esc(text(g.summary, lang()))[:400])
-            for reason in explain_notes(m, lang()):
-                st.markdown("- " + esc(reason))
-            from components import env_panel
-            env_panel.show_fit(m)
-            if m.evidence:
-                _matched_lines(result, m)
-            if st.button(t("open_guide"), key=f"open:{m.guide_id}", type="primary" if n == 0 and m.confidence == "match" else "secondary"):
-                open_guide(m.guide_id)
-                st.rerun()
+        render_card(result, m, n, raw_lines)
+    if not result.confident:
+        _unmatched(result)
 
 
-def _matched_lines(result: Result, m) -> None:
-    paste = result.paste
-    spans = m.evidence.spans
-    first, last = spans[0].line, spans[-1].line
-    rows = []
-    for li in range(max(0, first - CONTEXT_LINES), min(len(paste.lines), last + CONTEXT_LINES + 1)):
-        line = paste.lines[li]
-        span = next((s for s in spans if s.line == li), None)
-        body = highlight(line.text, span.start, span.end) if span else esc(line.text[:240])
-        rows.append(f"`{line.no:>6}` " + (f":gray[{esc(line.prefix[:120])}] " if line.prefix else "") + body)
-    st.markdown(f"**{esc(t('matched_lines'))}**  \n" + "  \n".join(rows))
+def _upstream(result: Result) -> None:
+    """A search of the upstream project's issues for the root error line, in a new tab."""
+    project = upstream.project_of(result.paste)
+    line = result.root.text if result.root is not None else upstream.root_error_line(result.paste)
+    # Secrets, addresses and user names are out before anything leaves for GitHub.
+    url = upstream.issue_search_url(project, redact(line)) if project and line else None
+    if url is None:
+        return
+    st.caption(t("upstream", repo=project.name))
+    st.link_button(t("upstream_link", repo=project.name), url, icon=":material/open_in_new:")
 
 
 def _unmatched(result: Result) -> None:

@@ -12,22 +12,37 @@ import streamlit as st
 from components.i18n import lang, t
 from kb.engine.match import Result
 from kb.feedback.signature import error_signature
-from kb.feedback.store import Store, StoreUnavailable
+from kb.feedback.store import StoreUnavailable
+from kb.feedback.votes import VotingStore
 from schema.models import Guide
 
 log = logging.getLogger("kb.app")
 
 
-
-
 @st.cache_resource(show_spinner=False)
-def _store_for(where: str) -> Store:
-    return Store(timeout=float(os.environ.get("KB_DB_TIMEOUT", "5")))
+def _store_for(where: str) -> VotingStore:
+    return VotingStore(timeout=float(os.environ.get("KB_DB_TIMEOUT", "5")))
 
 
-def get_store() -> Store:
+def get_store() -> VotingStore:
     """One store per process and per configured database (tests point it elsewhere)."""
     return _store_for(os.environ.get("KB_DATABASE_URL") or os.environ.get("KB_DB_PATH") or "")
+
+
+def _on_vote(gid: str, done: list[str]) -> None:
+    """A thumbs click: recorded now, not when a comment is sent (most people send none)."""
+    value = st.session_state.get(f"fb:{gid}")  # 1 up, 0 down, None: clicked again, taken back
+    row = st.session_state.get(f"fb_row:{gid}")
+    try:
+        if row is None and value is not None:
+            st.session_state[f"fb_row:{gid}"] = get_store().record_vote(gid, bool(value), done, lang())
+        elif row is not None:
+            get_store().change_vote(row, None if value is None else bool(value))
+            if value is None:
+                st.session_state.pop(f"fb_row:{gid}", None)
+                st.session_state.pop(f"fb_sent:{gid}", None)
+    except StoreUnavailable as exc:
+        st.session_state[f"fb_error:{gid}"] = str(exc)
 
 
 def feedback_widget(g: Guide, done: list[str]) -> None:
@@ -37,18 +52,27 @@ def feedback_widget(g: Guide, done: list[str]) -> None:
     if not store.enabled:
         st.caption(t("fb_off"))
         return
+    st.feedback("thumbs", key=f"fb:{g.id}", on_change=_on_vote, args=(g.id, done))
+    error = st.session_state.pop(f"fb_error:{g.id}", None)
+    if error:
+        st.error(error)
+    row = st.session_state.get(f"fb_row:{g.id}")
+    if row is None:
+        return
+    st.success(t("fb_thanks"))
     sent_key = f"fb_sent:{g.id}"
-    answer = st.feedback("thumbs", key=f"fb:{g.id}")
     comment = st.text_input(t("fb_comment"), key=f"fb_comment:{g.id}", max_chars=2000)
-    if st.button(t("fb_send"), key=f"fb_send:{g.id}", disabled=answer is None or st.session_state.get(sent_key, False)):
+    # Never disabled by what is typed: the box commits on blur, so a click on a button drawn
+    # disabled from the last run would be lost. Sending the same comment again changes nothing.
+    if st.button(t("fb_send"), key=f"fb_send:{g.id}") and comment.strip():
         try:
-            store.record_feedback(g.id, bool(answer), done, lang(), comment or None)
+            store.add_comment(row, comment)
         except StoreUnavailable as exc:
             st.error(str(exc))
         else:
-            st.session_state[sent_key] = True
+            st.session_state[sent_key] = comment
     if st.session_state.get(sent_key):
-        st.success(t("fb_thanks"))
+        st.caption(t("fb_comment_added"))
 
 
 def record_unmatched(result: Result) -> None:

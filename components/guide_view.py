@@ -5,16 +5,15 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from components import env_panel
+from components import env_panel, evidence_view, result_card
 from components.feedback import feedback_widget
 from components.i18n import lang, t
 from components.markup import code, esc, label, prose
-from components.state import get_index, link_done, open_guide, set_done
+from components.state import get_index, link_done, open_guide, set_done, show_in_url
 from kb.guides.render import guide_markdown, text
 from schema.models import Guide
 
 STATUS_COLOUR = {"fixed": "green", "workaround": "orange", "unresolved": "red"}
-CONFIDENCE_COLOUR = {"confirmed": "green", "likely": "orange", "speculative": "gray"}
 
 
 def _l(value) -> str:
@@ -63,13 +62,14 @@ def render(gid: str) -> None:
     _init_checklist(g)
     if st.session_state.pop("dropped_done", False):
         st.info(t("bad_done"))
-    if st.button(t("back"), key="back", type="tertiary"):
-        st.query_params.clear()
-        if lang() != "en":
-            st.query_params["lang"] = lang()
+    # Opened from the results of a paste: back to all of them, and the paste's lines below.
+    from_results = result_card.opened_from_results(gid) is not None
+    if st.button(t("all_results" if from_results else "back"), key="back", type="tertiary"):
+        show_in_url({})
         st.rerun()
     st.title(label(text(g.title, lang())), anchor=False)
     st.markdown(f":{STATUS_COLOUR[g.status]}-badge[{esc(t(g.status))}] :gray-badge[{esc(g.component)}] " + " ".join(f":blue-badge[{esc(tag)}]" for tag in g.tags[:8]))
+    result_card.why_panel(gid)
     st.markdown(_l(g.summary))
     st.success(f"**{esc(t('fastest_fix'))}** — " + _l(g.fastest_fix))
     _applies_to(g)
@@ -80,8 +80,8 @@ def render(gid: str) -> None:
         st.code(g.raw_errors[0].text, language=None, wrap_lines=True)
         st.caption(esc(g.raw_errors[0].source))
     st.subheader(t("causes"), anchor=False)
-    for c in g.causes:
-        st.markdown(f":{CONFIDENCE_COLOUR[c.confidence]}-badge[{esc(t(c.confidence))}] " + _l(c.text))
+    evidence_view.causes(g)
+    evidence_view.fixed_and_reproduced(g)
     _checklist(g)
     if g.caveats:
         st.subheader(t("caveats"), anchor=False)
@@ -124,7 +124,8 @@ def _checklist(g: Guide) -> None:
                     st.caption(f"{esc(t('expect'))}: " + _l(c.expect))
     st.markdown(f"**{esc(t('steps'))}**")
     for n, s in enumerate(g.steps, 1):
-        step = f"{n}. " + (f"\\[{label(t('only_if'))}: {label(text(s.condition, lang()))}\\] " if s.condition else "") + label(text(s.text, lang()))
+        # The condition is a phrase of its own ("If the driver …", "On Windows …"): no "Only if:" before it.
+        step = f"{n}. " + (f"\\[{label(text(s.condition, lang()))}\\] " if s.condition else "") + label(text(s.text, lang()))
         st.checkbox(step, key=_key(g.id, s.id), on_change=_sync, args=(g,))
         for cmd in s.commands:
             st.code(cmd, language="bash")

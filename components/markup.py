@@ -49,3 +49,33 @@ def highlight(text: str, start: int, end: int, width: int = 240) -> str:
     pre = "…" if lo > 0 else ""
     post = "…" if hi < len(text) else ""
     return f"{pre}{esc(before)}:orange-background[{esc(hit)}]{esc(after)}{post}"
+
+
+_TICKS = re.compile(r"`+")
+
+
+def literal(text: str) -> str:
+    """Text as a Markdown code span that shows it exactly: monospaced, spaces kept (Streamlit
+    draws inline code with white-space: pre-wrap), and nothing in it read as markup. Escaping
+    is not enough for pasted text: Streamlit's Markdown still links a bare URL and turns `->`
+    into an arrow in escaped text, never inside code. Empty text gives an empty string."""
+    text = text.replace("\r", " ").replace("\n", " ")
+    if not text:
+        return ""
+    fence = "`" * (max((len(m) for m in _TICKS.findall(text)), default=0) + 1)
+    # CommonMark strips one space from each end when both ends are spaces, and a span may not
+    # begin or end with its fence's character: one space each side then, which is stripped.
+    pad = text.startswith("`") or text.endswith("`") or (text[0] == " " and text[-1] == " " and text.strip() != "")
+    return f"{fence} {text} {fence}" if pad else f"{fence}{text}{fence}"
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, cut after the last whole sentence that fits (never inside a
+    word or an escape), or the whole text when no sentence ends before the limit."""
+    if len(text) <= limit:
+        return text
+    ends = [m.start() for m in _SENTENCE_END.finditer(text, 0, limit + 1) if m.start() <= limit]
+    return text[: ends[-1]].rstrip() + " …" if ends else text

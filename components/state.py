@@ -51,11 +51,22 @@ def init_lang() -> None:
 
 
 def requested_guide() -> str | None:
-    """The guide id in the link, if it looks like an id at all (else "" = unknown)."""
+    """The guide id in the link, if it looks like an id at all (else "" = unknown). Ids are
+    lower case; a link may spell one in capitals (typed, or changed by a chat program)."""
     gid = param("guide")
     if gid is None:
         return None
+    gid = gid.lower()
     return gid if _ID.match(gid) else ""
+
+
+def show_in_url(params: dict[str, str]) -> None:
+    """The link says exactly `params` and the language. One message to the browser: each
+    change of the URL is a step in its history, and Back must not stop at half-made links."""
+    wanted = dict(params)
+    if st.session_state.get("lang", "en") != "en":
+        wanted["lang"] = st.session_state["lang"]
+    st.query_params.from_dict(wanted)
 
 
 def link_done(valid: list[str]) -> tuple[list[str], bool]:
@@ -74,7 +85,4 @@ def set_done(done: list[str]) -> None:
 
 
 def open_guide(gid: str) -> None:
-    st.query_params.clear()
-    st.query_params["guide"] = gid
-    if st.session_state.get("lang", "en") != "en":
-        st.query_params["lang"] = st.session_state["lang"]
+    show_in_url({"guide": gid})

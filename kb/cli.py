@@ -58,12 +58,27 @@ def _printable_output() -> Iterator[None]:
         sys.stdout, sys.stderr = out, err
 
 
+class NotText(Exception):
+    """FILE is an image, a library, an archive: refused, as the app refuses such an upload."""
+
+
 def _read(path: str) -> str:
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        data = Path(path).read_bytes()
-    return data.decode("utf-8", errors="replace")
+    """FILE (or standard input) read as the app reads an upload: a binary file is refused,
+    and what was changed to read it (NUL bytes, bad UTF-8, a cut) is said on stderr."""
+    from kb.engine.input import decode_log, word
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    decoded = decode_log(data)
+    if decoded.text is None:
+        raise NotText(f"{'standard input' if path == '-' else path} is not a text file (an image, a library, an archive?); give the log as text")
+    for code, values in decoded.notes:
+        print(f"note: {word(code, **values)}", file=sys.stderr)
+    return decoded.text
+
+
+def _match_status(results: list) -> int:
+    """grep's convention: 0 when a guide matched (with confidence), 1 when none did; 2, an
+    error, is returned before any matching."""
+    return 0 if any(r.confident for r in results) else 1
 
 
 def _index(args) -> Index:
@@ -73,6 +88,7 @@ def _index(args) -> Index:
 def cmd_match(args) -> int:
     index = _index(args)
     if args.jsonl:
+        matched = []
         for n, line in enumerate(_read(args.file).splitlines(), 1):
             if not line.strip():
                 continue
@@ -83,8 +99,9 @@ def cmd_match(args) -> int:
                 print(f"line {n}: not a JSON object with 'text' ({exc})", file=sys.stderr)
                 return 2
             res = match(index, text_in)
+            matched.append(res)
             print(json.dumps({"id": case.get("id"), **result_dict(res, args.lang, args.verbose)}, ensure_ascii=False))
-        return 0
+        return _match_status(matched)
     res = match(index, _read(args.file), env_report=_read(args.env) if args.env else None)
     if res.env is not None:
         from kb.engine.envfit import evaluate_checks
@@ -103,7 +120,7 @@ def cmd_match(args) -> int:
         if checks is not None:
             from kb.engine.envfit import checks_text
             sys.stdout.write(checks_text(res, checks, args.lang))
-    return 0
+    return _match_status([res])
 
 
 def cmd_validate(args) -> int:
@@ -159,9 +176,15 @@ def cmd_new(args) -> int:
 
 def cmd_generate(args) -> int:
     from kb.authoring.generate import generate
+    from kb.authoring.readme_blocks import BlockError
+    from kb.evaluation import readme_tables  # noqa: F401 - registers the evaluation tables
     # A fixed width keeps the help text identical whatever terminal regenerates it.
     os.environ["COLUMNS"] = "100"
-    changed = generate(build_parser(), check=args.check)
+    try:
+        changed = generate(build_parser(), check=args.check)
+    except BlockError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     for path in changed:
         print(("stale: " if args.check else "wrote: ") + path)
     return 1 if (args.check and changed) else 0
@@ -188,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--guides", metavar="DIR", help="guides folder (default: guides/)")
 
     sp = add("match", "Rank the guides for a pasted error, with explanations.", cmd_match)
+    sp.epilog = ("Exit status, as grep's: 0 when a guide matches (for --jsonl: any case), 1 when none does (only similar "
+                 "guides or none), 2 on an error (no such file, a file that is not text, a bad --jsonl line).")
     sp.add_argument("file", metavar="FILE", help="the paste, or - for standard input")
     fmt = sp.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "confidence", "explanation"}], "root_error": {"line", "text", "covered"}}, best first')
@@ -219,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--split", metavar="NAME", help="of a labelled set, only the cases of this split (e.g. tuned)")
     sp.add_argument("--answers", metavar="FILE", help="score these answers (another version's `kb match --jsonl` output) instead of matching")
     guides(sp)
-    sp = add("generate", "Regenerate schema/guide.schema.json and the CLI help in README.md.", cmd_generate)
+    sp = add("generate", "Regenerate schema/guide.schema.json, the CLI help and the tables of figures in the README files.", cmd_generate)
     sp.add_argument("--check", action="store_true", help="only report stale files; exit 1 if any")
     return p
 
@@ -231,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
             return args.fn(args)
         except FileNotFoundError as exc:
             print(f"error: no such file: {exc.filename}", file=sys.stderr)
+            return 2
+        except NotText as exc:
+            print(f"error: {exc}", file=sys.stderr)
             return 2
         except BrokenPipeError:
             return 0

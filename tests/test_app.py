@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from streamlit.testing.v1 import AppTest
 
@@ -32,13 +33,54 @@ def no_crash(at: AppTest) -> None:
     assert not re.search(r'File "[^"]*/(?:components|kb|streamlit)/', texts(at))
 
 
+class Row(NamedTuple):
+    number: str  # the line number as shown
+    before: str  # the pasted text before the highlighted part (its log prefix included)
+    hit: str  # the highlighted part ("" on a context line)
+    after: str
+    markup: list[str]  # every piece of the row that is not inside a code span
+
+
+def matched_rows(at: AppTest) -> list[list[Row]]:
+    """Each "Matched lines" block on the page, row by row, as Markdown reads it: what is
+    inside code spans (shown literally) and what is not."""
+    from markdown_it import MarkdownIt
+    md = MarkdownIt("commonmark")
+    out = []
+    for block in (m.value for m in at.markdown if m.value.startswith("**Matched lines**")):
+        rows = []
+        for line in block.split("  \n")[1:]:
+            children = md.parseInline(line)[0].children
+            codes, markup, strong, hit = [], [], 0, None
+            for tok in children:
+                if tok.type == "code_inline":
+                    if strong:
+                        hit = len(codes)
+                    codes.append(tok.content)
+                elif tok.type in ("strong_open", "strong_close"):
+                    strong += 1 if tok.type == "strong_open" else -1
+                elif tok.type == "text" and tok.content.strip():
+                    markup.append(tok.content)
+                elif tok.type not in ("text", "softbreak"):
+                    markup.append(tok.type)
+            if hit is None:
+                rows.append(Row(codes[0], "".join(codes[1:]), "", "", markup))
+            else:
+                rows.append(Row(codes[0], "".join(codes[1:hit]), codes[hit], "".join(codes[hit + 1:]), markup))
+        out.append(rows)
+    return out
+
+
 def test_paste_match_open_guide():
     at = app()
     at.text_area(key="paste").input(read("pastes/seed1-serve.log")).run()
     no_crash(at)
     shown = texts(at)
     assert "Match" in shown and "Line 13 of your paste" in shown
-    assert ":orange-background[No common block size for 64]" in "\n".join(m.value for m in at.markdown).replace("\\", "")
+    pasted = read("pastes/seed1-serve.log").splitlines()
+    row = next(r for r in matched_rows(at)[0] if r.hit)
+    assert row.number.strip() == "13" and row.hit == "No common block size for 64"
+    assert row.before + row.hit + row.after == pasted[12]  # the line exactly as pasted, prefix and all
     at.button(key=f"open:{SEED1}").click().run()
     no_crash(at)
     assert at.query_params["guide"] == [SEED1] or at.query_params["guide"] == SEED1
@@ -50,7 +92,9 @@ def test_no_match_offers_a_skeleton():
     at = app()
     at.text_area(key="paste").input("Traceback (most recent call last):\n  File \"/home/alice/x.py\", line 1, in <module>\nZeroDivisionError: division by zero\n").run()
     no_crash(at)
-    assert "No guide matches this error with confidence." in texts(at)
+    shown = texts(at)
+    assert "No guide for this error yet." in shown
+    assert "The root error, on line 3 of your paste:" in shown and "`ZeroDivisionError: division by zero`" in shown
     assert at.get("download_button"), "the new-guide skeleton is offered"
 
 
@@ -135,3 +179,24 @@ def test_browse_page_in_both_languages():
     no_crash(at)
     links = [p.proto.label for p in at.get("page_link")]
     assert any(l.startswith("SM120 上运行 DeepSeek-V4.1") for l in links), links
+
+
+def test_browse_finds_the_guides_for_a_gpu_by_its_name():
+    from components.browse import filter_guides
+    from kb.engine.index import load_index
+    from kb.env.gpus import compute_capability
+    rows = load_index().guides.meta
+    for name in ("H100", "RTX 5090", "A100", "nvidia h100-sxm", "SM120"):
+        cc = compute_capability(name) or "12.0"
+        wanted = sorted((g for g, m in rows.items() if cc in m.compute_capability), key=lambda g: (rows[g].component, g))
+        found = filter_guides(rows, name, [], [], [], [])
+        assert set(wanted) <= set(found), name
+        model = name.lower().removeprefix("nvidia ").split("-")[0]  # "nvidia h100-sxm": guides that name the H100
+        assert all(cc in rows[g].compute_capability or model in rows[g].search for g in found), name
+    assert filter_guides(rows, "RTX 5090", [], [], [], []) and filter_guides(rows, "H100", [], [], [], [])
+    assert "flashinfer-requires-sm75" in filter_guides(rows, "h100 flashinfer", [], [], [], [])  # and the other words
+    at = app()
+    at.switch_page("components/pages/browse.py").run()
+    at.text_input(key="browse_q").input("A100").run()
+    no_crash(at)
+    assert "A100 is compute capability 8.0 (SM80)" in texts(at)

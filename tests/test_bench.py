@@ -102,3 +102,21 @@ def test_guide_store_is_a_read_only_mapping(index):
     assert decode_guide(encode_guide(g)).model_dump(exclude_unset=True) == g.model_dump(exclude_unset=True)
     with pytest.raises(KeyError):
         store["nope"]
+
+
+def test_click_benchmark_runs_in_the_browser():
+    """bench/click_to_result.py at its smallest, through the real app and chromium: it reports every
+    figure. Nothing about its speed is asserted."""
+    import os
+    import shutil
+    if not os.path.exists(shutil.which("chromium") or "/usr/bin/chromium"):
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; scripts/install --dev installs it")
+        pytest.skip("chromium not installed")
+    proc = subprocess.run([sys.executable, "bench/click_to_result.py", "--bases", "real", "--sizes", "2KB", "--runs", "1", "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    r = json.loads(proc.stdout)["bases"]["real"]
+    size = r["sizes"]["2KB"]
+    assert r["guides"] > 0 and len(size["first_ms"]) == 1 and size["top_correct"] == 1.0
+    assert 0 < size["first_median_ms"] <= size["all_median_ms"]

@@ -1,5 +1,6 @@
 """Every command-line form, run as a person or a script would run it."""
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -102,3 +103,58 @@ def test_explain_agrees_with_match_on_a_wrapped_line():
     paste = "ValueError: No common block size for\n64\n"
     out = kb("explain", SEED1, "-", stdin=paste).stdout
     assert "verified on line(s) 1" in out and "confidence match" in out
+
+
+def test_match_exit_status_follows_grep(tmp_path):
+    assert kb("match", str(DATA / "pastes" / "seed1-serve.log"), check=False).returncode == 0
+    none = kb("match", "-", stdin="ZeroDivisionError: division by zero\n", check=False)
+    assert none.returncode == 1 and "No guide for this error yet" in none.stdout
+    assert kb("match", "--json", "-", stdin="", check=False).returncode == 1
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"id": "b", "text": "nothing to see here"}) + "\n")
+    assert kb("match", "--jsonl", str(cases), check=False).returncode == 1
+    cases.write_text(json.dumps({"id": "b", "text": "nothing"}) + "\n"
+                     + json.dumps({"id": "a", "text": (DATA / "pastes" / "seed1-serve.log").read_text()}) + "\n")
+    assert kb("match", "--jsonl", str(cases), check=False).returncode == 0
+    cases.write_text("not json\n")
+    assert kb("match", "--jsonl", str(cases), check=False).returncode == 2
+    assert "Exit status" in kb("match", "--help").stdout
+
+
+@pytest.mark.parametrize("path", [ROOT / "docs" / "guide.png", Path(sys.executable).resolve()], ids=["PNG", "ELF"])
+def test_match_refuses_a_binary_file_as_the_app_does(path):
+    from kb.engine.input import looks_binary
+    assert looks_binary(path.read_bytes()[:65536])  # the app's verdict on the same bytes
+    proc = kb("match", str(path), check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "is not a text file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_match_reads_a_nul_padded_log_with_a_note():
+    log = (DATA / "pastes" / "seed1-serve.log").read_bytes() + b"\0" * 4096
+    proc = subprocess.run([sys.executable, "-m", "kb", "match", "-"], cwd=ROOT, input=log, capture_output=True, timeout=120)
+    assert proc.returncode == 0 and SEED1.encode() in proc.stdout.splitlines()[0]
+    assert b"NUL bytes" in proc.stderr
+
+
+def test_python_without_the_packages_is_told_how_to_run_kb():
+    # -S: no site-packages, as the system Python of a fresh clone has none of the project's packages.
+    proc = subprocess.run([sys.executable, "-S", "-m", "kb", "list"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "bash scripts/install" in proc.stderr and ".venv/bin/kb" in proc.stderr
+
+
+def test_kb_command_is_declared_and_installed():
+    import importlib
+    import os
+    import tomllib
+    target = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["kb"]
+    module, func = target.split(":")
+    assert callable(getattr(importlib.import_module(module), func))
+    command = ROOT / ".venv" / "bin" / "kb"
+    if not command.exists():
+        if os.environ.get("CI"):
+            pytest.fail("scripts/install did not install the kb command")
+        pytest.skip("the kb command is installed by scripts/install")
+    proc = subprocess.run([str(command), "list"], cwd="/", capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and SEED1 in proc.stdout

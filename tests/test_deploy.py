@@ -161,11 +161,12 @@ def test_a_vote_on_one_replica_shows_on_the_others_authors_page(site, browser):
     tab = Page(browser)
     try:
         tab.open(f"{first}/?guide={SEED1}", "Fastest fix")
-        tab.page.get_by_role("radio", name="Thumbs up").click()
+        tab.page.get_by_role("radio", name="Thumbs up").click()  # recorded on the click
+        tab.page.get_by_text("Thank you — your answer is recorded.").wait_for(timeout=30_000)
         tab.page.get_by_label("Anything to add?").fill(HOSTILE_COMMENT)
         tab.page.keyboard.press("Enter")
         tab.page.get_by_role("button", name="Send").click()
-        tab.page.get_by_text("Thank you — recorded.").wait_for(timeout=30_000)
+        tab.page.get_by_text("Your comment was added to your answer.").wait_for(timeout=30_000)
         for base in (second, site["url"]):
             tab.open(f"{base}/authors", "Helpfulness by guide")
             shown = tab.page.locator("[data-testid='stText']").filter(has_text="fixed it").first

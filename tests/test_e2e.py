@@ -115,14 +115,13 @@ def test_paste_open_tick_share(server, browser, tmp_path):
 def test_vote_and_unmatched_paste_show_on_the_authors_page(server, browser):
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     page.goto(f"{server}/?guide={SEED1}", wait_until="networkidle")
-    page.get_by_role("radio", name="Thumbs up").click()
-    page.get_by_role("button", name="Send").click()
-    page.get_by_text("Thank you — recorded.").wait_for(timeout=15_000)
+    page.get_by_role("radio", name="Thumbs up").click()  # the click alone records the answer: no Send
+    page.get_by_text("Thank you — your answer is recorded.").wait_for(timeout=15_000)
     page.goto(server + "/", wait_until="networkidle")
     page.get_by_label("Error or log").fill("Traceback (most recent call last):\n  File \"/home/carol/job.py\", line 4, in <module>\n"
                                            "ZeroDivisionError: integer division or modulo by zero\n")
     page.get_by_role("button", name="Find the guide").click()
-    page.get_by_text("No guide matches this error with confidence.").wait_for(timeout=15_000)
+    page.get_by_text("No guide for this error yet.").wait_for(timeout=15_000)
     page.get_by_role("link", name="Authors").click()
     page.get_by_role("heading", name="Most frequent unmatched errors").wait_for(timeout=15_000)
     signature = page.locator("[data-testid='stCode']").filter(has_text="ZeroDivisionError: integer division or modulo by zero").first
@@ -131,4 +130,92 @@ def test_vote_and_unmatched_paste_show_on_the_authors_page(server, browser):
     table = page.locator("[data-testid='stTable']").first
     table.wait_for(timeout=15_000)
     assert "DeepSeek-V4.1 on SM120" in table.inner_text()
+    page.context.close()
+
+
+WRAPPER = "vllm-workerproc-initialization-failed"
+
+
+def _diagnosed(browser, server, paste: str, width: int = 1280):
+    page = browser.new_context(viewport={"width": width, "height": 1000}).new_page()
+    page.goto(server + "/", wait_until="networkidle")
+    page.get_by_label("Error or log").fill(paste)
+    page.get_by_role("button", name="Find the guide").click()
+    page.locator("[data-testid='stButton']").filter(has_text="Open guide").first.wait_for(timeout=30_000)
+    return page
+
+
+def _results(page) -> list[str]:
+    """The ranked guides' ids, in order: each card's "Open guide" button has the key open:<id>.
+    Read once the cards have stopped coming (Streamlit draws them one after the other)."""
+    def ids() -> list[str]:
+        classes = page.locator("[class*='st-key-open']").evaluate_all("els => els.map(e => e.className)")
+        return [re.search(r"st-key-open-(\S+)", c).group(1) for c in classes]  # Streamlit writes ":" as "-"
+    seen, deadline = ids(), time.time() + 30
+    while time.time() < deadline:
+        page.wait_for_timeout(700)
+        now = ids()
+        if now == seen and now:
+            return now
+        seen = now
+    return seen
+
+
+def test_back_navigation_keeps_the_paste_and_the_results(server, browser):
+    paste = read("pastes/seed1-serve.log")
+    page = _diagnosed(browser, server, paste)
+    ranked = _results(page)
+    assert len(ranked) >= 2
+    ways_back = {
+        "the browser's Back": lambda: page.go_back(),
+        "the page's link": lambda: page.get_by_role("button", name="← All results for your paste").click(),
+        "the sidebar": lambda: page.locator("[data-testid='stSidebar']").get_by_role("link", name="Diagnose").click(),
+    }
+    for way, go_back in ways_back.items():
+        page.locator(f".st-key-open-{WRAPPER} button").click()  # the runner-up, to compare it with the top guide
+        page.get_by_role("heading", name=re.compile("WorkerProc initialization failed")).wait_for(timeout=30_000)
+        page.get_by_text("Why this guide matched your paste").wait_for(timeout=15_000)
+        assert f"guide={WRAPPER}" in page.url
+        go_back()
+        page.get_by_role("heading", name="Diagnose").wait_for(timeout=30_000)
+        page.wait_for_function("!location.search.includes('guide=')", timeout=15_000)
+        page.locator("[data-testid='stButton']").filter(has_text="Open guide").first.wait_for(timeout=30_000)
+        assert page.get_by_label("Error or log").input_value() == paste, way
+        assert _results(page) == ranked, way
+    assert "paste" not in page.url
+    page.context.close()
+
+
+def test_matched_lines_are_monospaced_as_pasted_and_never_links(server, browser):
+    lines = read("pastes/seed1-serve.log").splitlines()
+    # A traceback's indentation, an arrow, a bare URL, a Markdown image, on lines that are shown.
+    lines = [ln + "  -> https://evil.example/x www.evil.example ![p](https://evil.example/p.png)" if "ValueError" in ln else ln
+             for ln in lines]
+    page = _diagnosed(browser, server, "\n".join(lines) + "\n\n")
+    block = page.locator(f".st-key-matched-{SEED1}")
+    codes = block.locator("code")
+    codes.first.wait_for(timeout=30_000)  # the block's Markdown drawn, not only its container
+    page.locator("[data-testid='stButton']").filter(has_text="Open guide").first.wait_for(timeout=30_000)
+    assert block.locator("a, img").count() == 0
+    styles = codes.evaluate_all("els => els.map(e => [getComputedStyle(e).fontFamily, getComputedStyle(e).whiteSpace])")
+    assert styles and all("monospace" in font and space == "pre-wrap" for font, space in styles)
+    shown = block.inner_text()
+    assert "-> https://evil.example/x www.evil.example ![p](https://evil.example/p.png)" in shown and "→" not in shown
+    frame = next(ln for ln in lines if ln.endswith("in initialize_from_config"))
+    assert frame.split("] ", 1)[1] in shown  # "  File …": the traceback's indentation is kept
+    numbers = [int(x) for x in re.findall(r"^\s*(\d+)\s", shown, re.M)]
+    assert numbers and max(numbers) <= len(lines)  # no row for the blank lines after the paste
+    page.context.close()
+
+
+def test_the_language_switch_is_reachable_on_a_phone(server, browser):
+    page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
+    page.goto(server + "/", wait_until="networkidle")
+    page.get_by_role("heading", name="Diagnose").wait_for(timeout=30_000)
+    switch = page.locator(".st-key-lang_bar").get_by_text("中文")
+    box = switch.bounding_box()
+    assert box and 0 <= box["x"] and box["x"] + box["width"] <= 390  # on screen, the sidebar folded away
+    switch.click()
+    page.get_by_role("heading", name="诊断").wait_for(timeout=15_000)
+    page.wait_for_function("location.search.includes('lang=zh')", timeout=15_000)
     page.context.close()

@@ -21,17 +21,18 @@ def database(db_url, monkeypatch):
 
 
 def vote(at, comment: str = "") -> None:
+    """A click on the thumbs up, then, with a comment, the comment sent."""
     at.get("feedback")[0].set_value(1).run()
     if comment:
         at.text_input(key=f"fb_comment:{SEED1}").input(comment).run()
-    at.button(key=f"fb_send:{SEED1}").click().run()
+        at.button(key=f"fb_send:{SEED1}").click().run()
 
 
 def test_vote_and_unmatched_paste_reach_the_authors_page(database):
     at = app(guide=SEED1, done="vllm-version")
     vote(at, "worked; write to bob@example.com")
     no_crash(at)
-    assert "Thank you — recorded." in texts(at)
+    assert "Thank you — your answer is recorded." in texts(at)
     diag = app()
     diag.text_area(key="paste").input(UNMATCHED).run()
     no_crash(diag)
@@ -56,7 +57,7 @@ def test_locked_database_gives_a_clear_message_and_the_page_keeps_working(tmp_pa
     monkeypatch.setenv("KB_DB_TIMEOUT", "0.5")
     at = app(guide=SEED1)
     vote(at)
-    assert "Thank you — recorded." in texts(at)
+    assert "Thank you — your answer is recorded." in texts(at)
     locker = sqlite3.connect(path, timeout=0.1)
     locker.execute("BEGIN EXCLUSIVE")
     try:
@@ -82,7 +83,7 @@ def test_deleted_database_file_does_not_break_the_page(tmp_path, monkeypatch):
     at2 = app(guide=SEED1)
     vote(at2)
     no_crash(at2)
-    assert "Thank you — recorded." in texts(at2) or at2.error
+    assert "Thank you — your answer is recorded." in texts(at2) or at2.error
 
 
 def test_recording_switched_off(tmp_path, monkeypatch):
@@ -93,3 +94,24 @@ def test_recording_switched_off(tmp_path, monkeypatch):
     no_crash(at)
     assert "Feedback recording is switched off on this server." in texts(at)
     assert not at.get("feedback")
+
+
+def test_a_thumbs_click_is_recorded_at_once_and_stays_one_answer(database):
+    at = app(guide=SEED1, done="vllm-version")
+    thumbs = lambda: at.get("feedback")[0]  # noqa: E731 - the widget, as drawn by the latest run
+    thumbs().set_value(1).run()
+    no_crash(at)
+    assert "Thank you — your answer is recorded." in texts(at)
+    rows = all_rows(database, "feedback")
+    assert [(r.answer, r.ticked, r.comment) for r in rows] == [(True, "vllm-version", None)]  # no Send needed
+    at.text_input(key=f"fb_comment:{SEED1}").input("worked, thanks to carol@example.com").run()
+    at.button(key=f"fb_send:{SEED1}").click().run()
+    assert "Your comment was added to your answer." in texts(at)
+    rows = all_rows(database, "feedback")
+    assert len(rows) == 1 and rows[0].comment == "worked, thanks to <email>"
+    thumbs().set_value(0).run()  # the other thumb: the same answer, changed
+    rows = all_rows(database, "feedback")
+    assert [(r.answer, r.comment) for r in rows] == [(False, "worked, thanks to <email>")]
+    thumbs().set_value(None).run()  # the same thumb again: taken back
+    assert all_rows(database, "feedback") == []
+    assert "Thank you — your answer is recorded." not in texts(at)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import re
 import uuid
 from pathlib import Path
 
@@ -255,11 +256,17 @@ INJECTION = ("<script>alert(1)</script> <img src=x onerror=alert(1)> [click](jav
              "![pixel](https://evil.example/p.png) :red[INJECTED] $\\LaTeX$ <https://evil.example> &lt;b&gt;")
 
 
+def _outside_code(s: str) -> str:
+    """s without its code spans: what is in a code span is shown literally, pasted lines included."""
+    return re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", s)
+
+
 def assert_inert(at: AppTest, allowed_links: set[str] = frozenset()) -> None:
     for s in shown(at):
         found = [m for m in markup_in(s) if not (m[0] == "link" and m[1] in allowed_links)]
         assert not found, (found, s[:300])
-        assert ":red[INJECTED]" not in s and "<script>" not in s.replace("\\<", ""), s[:300]
+        plain = _outside_code(s)
+        assert ":red[INJECTED]" not in plain and "<script>" not in plain.replace("\\<", ""), s[:300]
 
 
 def test_pasted_markup_is_shown_as_text():
@@ -274,7 +281,7 @@ def test_pasted_markup_without_a_match_is_shown_as_text():
     at = app()
     at.text_area(key="paste").input(f"ValueError: {INJECTION}\n").run()
     no_crash(at)
-    assert any("No guide matches" in s for s in shown(at))
+    assert any("No guide for this error yet" in s for s in shown(at))
     assert_inert(at)
 
 
@@ -592,8 +599,13 @@ def test_command_line_reads_any_file(tmp_path, capsys, name):
     from kb.cli import main
     path = tmp_path / "paste.bin"
     path.write_bytes(UPLOADS[name][0])
-    assert main(["match", str(path)]) == 0
-    assert main(["match", "--json", str(path)]) == 0
-    out = capsys.readouterr().out
-    if UPLOADS[name][1]:
-        assert IMA_GUIDE in out
+    data, expect = UPLOADS[name]
+    # grep's convention: 0 a match, 1 none, 2 an error; a binary file is refused as the app refuses it.
+    status = 0 if expect else (2 if data else 1)
+    assert main(["match", str(path)]) == status
+    assert main(["match", "--json", str(path)]) == status
+    captured = capsys.readouterr()
+    if expect:
+        assert IMA_GUIDE in captured.out
+    elif data:
+        assert "is not a text file" in captured.err and captured.out == ""

@@ -1,4 +1,5 @@
-"""Generated files: the JSON Schema of a guide and the CLI help in the README.
+"""Generated files: the JSON Schema of a guide, the CLI help in the README, and the README
+files' tables of figures (kb/authoring/readme_blocks.py).
 
 `python -m kb generate` writes them; `--check` (and a test) fails when they are stale.
 """
@@ -35,8 +36,17 @@ def readme_text(current: str, parser: argparse.ArgumentParser) -> str:
 
 
 def generate(parser: argparse.ArgumentParser, check: bool = False) -> list[str]:
+    """Write (or with `check`, only list) the files that are stale. Every block of figures
+    must have a registered renderer: the caller imports the modules that register them."""
+    from kb.authoring import bench_tables  # noqa: F401 - registers the benchmark tables
+    from kb.authoring.readme_blocks import FILES, rewrite
+    outputs = {SCHEMA: schema_text()}
+    for path in FILES:
+        if path.exists():
+            text = path.read_text(encoding="utf-8")
+            outputs[path] = rewrite(readme_text(text, parser) if path == README else text)
     changed = []
-    for path, new in ((SCHEMA, schema_text()), (README, readme_text(README.read_text(encoding="utf-8"), parser) if README.exists() else None)):
+    for path, new in outputs.items():
         if new is None:
             continue
         old = path.read_text(encoding="utf-8") if path.exists() else ""

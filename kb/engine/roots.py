@@ -132,7 +132,8 @@ def _native_events(paste: Paste, limit: int = 200) -> list[Event]:
     return out
 
 
-_CODE = re.compile(r"\s*(?:raise|return|assert|if|elif|except|print|logger\.\w+|log\.\w+)\b|\s{4,}(?!what\(\))")
+_CODE = re.compile(r"\s*(?:raise|return|assert|if|elif|except|print|logger\.\w+|log\.\w+)\b|\s{4,}(?!what\(\))"
+                   r"|\s*[\w.\[\]]+\s*=\s*[\w.]+\(|\s*[\w.]+\(.*\)\s*$")
 
 
 def _code(text: str) -> bool:
@@ -164,7 +165,8 @@ def _fallback(paste: Paste) -> list[Event]:
     """Error-looking lines of a paste with no exception and no native error; or, for a paste of a
     line or two (an issue title, a message typed from memory), its first line."""
     usable = [i for i, ln in enumerate(paste.lines)
-              if ln.text.strip() and not _STRUCTURE.match(ln.text) and not _is_source_line(paste, i) and not _quiet(paste, i)]
+              if ln.text.strip() and not _STRUCTURE.match(ln.text) and not _is_source_line(paste, i)
+              and not _quiet(paste, i) and not _code(ln.text)]
     errorish = {e.index for e in paste.errors if e.exc_type is None}
     lines = [i for i in usable if i in errorish][:1] or (usable[:1] if 0 < len(usable) <= 3 else [])
     return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, bool(WRAPPERS.search(paste.lines[i].text)), True)

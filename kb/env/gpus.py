@@ -79,15 +79,18 @@ def normalise_name(name: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def compute_capability(name: str) -> str | None:
-    """The compute capability ('major.minor') of the GPU called `name`, or None if unknown."""
-    text = normalise_name(name)
-    if not text:
-        return None
-    best: tuple[int, str] | None = None
+def find_gpu(text: str) -> tuple[int, int, str] | None:
+    """Where in `text` (already normalised) a GPU is named, and its compute capability: the
+    longest name found, so the more specific spelling decides."""
+    best: tuple[int, int, str] | None = None
     for pattern, cc in _COMPILED:
         for match in pattern.finditer(text):
-            length = len(match.group(0))
-            if best is None or length > best[0]:
-                best = (length, cc)
-    return best[1] if best else None
+            if best is None or match.end() - match.start() > best[1] - best[0]:
+                best = (match.start(), match.end(), cc)
+    return best
+
+
+def compute_capability(name: str) -> str | None:
+    """The compute capability ('major.minor') of the GPU called `name`, or None if unknown."""
+    found = find_gpu(normalise_name(name))
+    return found[2] if found else None

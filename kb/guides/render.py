@@ -24,7 +24,6 @@ LABELS: dict[str, dict[str, str]] = {
     "references": {"en": "References", "zh": "参考来源"},
     "related": {"en": "Related guides", "zh": "相关指南"},
     "expect": {"en": "Expected", "zh": "预期"},
-    "when": {"en": "Only if", "zh": "仅当"},
     "hardware": {"en": "Hardware", "zh": "硬件"},
     "progress": {"en": "Progress", "zh": "进度"},
     "fixed": {"en": "fixed", "zh": "已修复"},
@@ -43,11 +42,25 @@ def label(key: str, lang: str) -> str:
     return LABELS[key].get(lang, LABELS[key]["en"])
 
 
+# YAML folds a line break into a space, which in Chinese is a stray gap: "）， 按". Spaces
+# after full-width punctuation and between two Chinese characters go; those between Chinese
+# and Latin text ("在 CUDA 11.8 上") stay.
+_CJK = "\u4e00-\u9fff\u3400-\u4dbf"
+_FULL_PUNCT = "\u3001-\u3003\u3008-\u3011\u3014-\u301f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+_ZH_GAP = re.compile(f"(?<=[{_FULL_PUNCT}])[ \t]+|(?<=[{_CJK}])[ \t]+(?=[{_CJK}{_FULL_PUNCT}])")
+
+
+def tidy_zh(body: str) -> str:
+    return _ZH_GAP.sub("", body) if " " in body or "\t" in body else body
+
+
 def text(value: L10n | None, lang: str) -> str:
     """Localised text; a fallback to the other language is said, not hidden."""
     if value is None:
         return ""
     body, used = value.get(lang)
+    if used == "zh":
+        body = tidy_zh(body)
     if used != lang:
         return f"{body} {label('fallback', lang).format(other=LANG_NAMES[used][lang])}"
     return body
@@ -104,7 +117,7 @@ def guide_markdown(g: Guide, lang: str = "en", done: Iterable[str] = ()) -> str:
         out.append("")
     out += [f"## {label('steps', lang)}", ""]
     for n, s in enumerate(g.steps, 1):
-        cond = f"*{label('when', lang)}: {t(s.condition)}* " if s.condition else ""
+        cond = f"*{t(s.condition)}* " if s.condition else ""  # a phrase of its own: "If …", "On Windows …"
         out.append(f"{n}. {_box(s.id in done)} {cond}{t(s.text)}")
         for cmd in s.commands:
             out += ["", _indent(_fence(cmd, "bash"), 3), ""]

@@ -1,0 +1,96 @@
+"""Bytes from a file (an upload in the app, FILE for `kb match`) read as a log, or refused.
+
+The app and the command line share this, so that a PNG, a library or an archive is refused
+with the same verdict wherever it is given, and a log padded with NUL bytes, written in
+UTF-16 or in another encoding is read the same way.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from kb.engine.parse import HEAD_SHARE, MAX_CHARS
+
+# Files that are certainly not logs, by their first bytes: images, executables and
+# libraries, archives, PDF, WebAssembly, SQLite.
+_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"\x7fELF", b"PK\x03\x04", b"%PDF", b"\x1f\x8b", b"BZh",
+          b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"7z\xbc\xaf", b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\x00asm",
+          b"SQLite format 3\x00")
+# What a log never holds much of, once NUL bytes are set aside: undecodable bytes and
+# control characters other than tab, line ends, form feed and ANSI's escape.
+_JUNK = re.compile(r"[\ufffd\x01-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
+# More than any paste analyses, even of 4-byte characters: a bigger file is cut before it
+# is decoded, so a 200 MB upload never becomes 800 MB of text.
+MAX_BYTES = 4 * MAX_CHARS
+SNIFF_BYTES = 65536
+
+NOTES: dict[str, tuple[str, str]] = {
+    "binary": ("This file does not look like text (it may be an image or a library). Upload the log as text, or paste it.",
+               "该文件看起来不是文本（可能是图片或二进制库）。请上传文本日志，或直接粘贴。"),
+    "nul": ("NUL bytes in the file were removed.", "已移除文件中的 NUL 字节。"),
+    "replaced": ("The file is not valid UTF-8; unreadable bytes were replaced.", "文件不是有效的 UTF-8，无法识别的字节已被替换。"),
+    "cut": ("The file is {size:,} bytes: its first {head:,} and last {tail:,} bytes were read, {lines:,} lines between "
+            "them were not (line numbers after the gap count from the start of what was read).",
+            "文件大小为 {size:,} 字节：只读取了开头 {head:,} 字节和结尾 {tail:,} 字节，中间 {lines:,} 行未读取"
+            "（缺口之后的行号从读取内容的开头算起）。"),
+}
+
+
+class Decoded(NamedTuple):
+    text: str | None  # None: the bytes are not a log (see `looks_binary`)
+    notes: list[tuple[str, dict]]  # codes of NOTES with their values, in the order they apply
+
+
+def word(code: str, lang: str = "en", **values: object) -> str:
+    en, zh = NOTES[code]
+    return (zh if lang == "zh" else en).format(**values)
+
+
+def looks_binary(head: bytes) -> bool:
+    """An image, a library, an archive, or bytes that are mostly not text."""
+    if head.startswith(_MAGIC):
+        return True
+    body = head.replace(b"\0", b"")
+    if not body:
+        return bool(head)  # nothing but NUL bytes
+    text = body.decode("utf-8", errors="replace")
+    return len(_JUNK.findall(text)) > len(text) // 10
+
+
+def _utf16(data: bytes) -> bool:
+    """A byte-order mark, then mostly ASCII text: every other byte NUL."""
+    sample = data[2:4098]
+    return data[:2] in (b"\xff\xfe", b"\xfe\xff") and len(sample) >= 2 and \
+        max(sample[0::2].count(0), sample[1::2].count(0)) * 4 >= len(sample) // 2
+
+
+def _cut(data: bytes, max_bytes: int) -> tuple[bytes, dict]:
+    head = data[: int(max_bytes * HEAD_SHARE)]
+    head = head[: head.rfind(b"\n") + 1] or head
+    tail = data[len(data) - (max_bytes - len(head)):]
+    nl = tail.find(b"\n")
+    tail = tail[nl + 1:] if 0 <= nl < len(tail) - 1 else tail
+    lines = data.count(b"\n", len(head), len(data) - len(tail))
+    return head + b"\n" + tail, {"size": len(data), "head": len(head), "tail": len(tail), "lines": lines}
+
+
+def decode_log(data: bytes, max_bytes: int = MAX_BYTES) -> Decoded:
+    """The text of a file, or None with the note "binary"; notes say where the text is not
+    all of the file or not exactly what it held."""
+    notes: list[tuple[str, dict]] = []
+    if len(data) > max_bytes:
+        data, values = _cut(data, max_bytes)
+        notes.append(("cut", values))
+    if _utf16(data):  # Windows tools write logs in UTF-16 with a byte-order mark
+        return Decoded(data.decode("utf-16", errors="replace"), notes)
+    if looks_binary(data[:SNIFF_BYTES]):
+        return Decoded(None, [*notes, ("binary", {})])
+    if b"\0" in data:  # a log padded with NUL bytes after a crash, or UTF-16 without a mark
+        data = data.replace(b"\0", b"")
+        notes.append(("nul", {}))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        notes.append(("replaced", {}))
+    return Decoded(text, notes)
