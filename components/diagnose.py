@@ -117,5 +117,5 @@ def _upstream(result: Result) -> None:
 def _unmatched(result: Result) -> None:
     from components import feedback
     feedback.record_unmatched(result)
-    st.download_button(t("new_guide"), skeleton(result.paste), file_name="new-guide.yaml", mime="text/yaml",
+    st.download_button(t("new_guide"), skeleton(result.paste, result.root), file_name="new-guide.yaml", mime="text/yaml",
                        key="new_guide", help=t("new_guide_help"), on_click="ignore")

@@ -78,7 +78,7 @@ def feedback_widget(g: Guide, done: list[str]) -> None:
 def record_unmatched(result: Result) -> None:
     """Count this paste's error signature once per session; never store the paste itself."""
     store = get_store()
-    signature = error_signature(result.paste)
+    signature = error_signature(result.paste, result.root)
     if not store.enabled or not signature:
         return
     seen = st.session_state.setdefault("unmatched_seen", set())

@@ -157,3 +157,15 @@ def test_the_nccl_and_vllm_numbers_say_what_to_do(index):
     m = match(index, w.raw_errors[0].text).matches[0]
     assert m.values["seq"].number == 469508
     assert [c.fits for c in m.causes if c.fits is not None] == [True, False]
+
+
+def test_the_unmatched_queue_and_the_skeleton_start_from_the_root_error(index):
+    from kb.authoring.skeleton import skeleton
+    from kb.feedback.signature import error_signature
+    res = match(index, read("pastes/firefly32-torchrun-json-error.log"))
+    signature = error_signature(res.paste, res.root)
+    assert signature.startswith("Exception: expected value at line {int} column {int}")
+    assert "ChildFailedError" not in signature and "failed (exitcode" not in signature
+    sk = skeleton(res.paste, res.root)
+    first = sk.split("template: ", 1)[1].splitlines()[0]
+    assert first.startswith('"Exception: expected value at line {int} column {int}')

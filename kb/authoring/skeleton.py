@@ -9,6 +9,7 @@ import datetime as dt
 import json
 
 from kb.engine.parse import MAX_DISTINCT_ERRORS, Paste
+from kb.engine.roots import RootError, root_error
 from kb.feedback.redact import redact
 from kb.engine.signature import TemplateError, compile_template, propose_template
 
@@ -17,12 +18,13 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid YAML scalar
 
 
-def proposals(paste: Paste, k: int = 3) -> list[str]:
+def proposals(paste: Paste, k: int = 3, root: RootError | None = None) -> list[str]:
+    """Templates for the paste's root error first, then for its other error lines."""
     out: list[str] = []
     tried: set[str] = set()
-    for err in paste.errors:
+    lines = ([root.text] if root is not None else []) + [paste.lines[e.index].text for e in paste.errors]
+    for text in lines:
         # A line repeated 100,000 times is proposed once; and only so many distinct ones are tried.
-        text = paste.lines[err.index].text
         if text in tried:
             continue
         if len(tried) >= MAX_DISTINCT_ERRORS:
@@ -40,8 +42,11 @@ def proposals(paste: Paste, k: int = 3) -> list[str]:
     return out
 
 
-def skeleton(paste: Paste) -> str:
-    templates = proposals(paste) or ["TODO: the error line, with {int}/{path}/{hex} for volatile values"]
+def skeleton(paste: Paste, root: RootError | None = None) -> str:
+    """A new guide's file for this paste; `root` (default: the paste's root error) is its first signature."""
+    if root is None:
+        root = root_error(paste)
+    templates = proposals(paste, root=root) or ["TODO: the error line, with {int}/{path}/{hex} for volatile values"]
     tail = [ln.text for ln in paste.lines if ln.text.strip()][-15:]
     raw = redact("\n".join(tail)) or "TODO"
     sigs = "\n".join(f"  - id: sig-{n}\n    template: {_q(t)}" for n, t in enumerate(templates, 1))

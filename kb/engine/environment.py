@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+
+import re2
 from typing import TYPE_CHECKING
 
 from kb.env.conditions import CheckOutcome, evaluate, fit
@@ -36,6 +38,8 @@ _MARKERS = re.compile(
     r"PyTorch version:|NVIDIA-SMI \d|Driver Version:|vLLM Version|Cuda compilation tools|GPU models and configuration"
     r"|^Package\s+Version\s*$|^(?:[A-Za-z0-9][\w.-]*==\d[^\n]*\n){3}|^GPU \d+: .+\(UUID:|^name, compute_cap"
     r"|^Python \d+\.\d+\.\d+\s*$|CUDA used to build PyTorch", re.M)
+_QUICK = re2.compile(r"(?m)PyTorch version:|NVIDIA-SMI|Driver Version:|vLLM Version|Cuda compilation tools|GPU models and"
+                     r"|^Package\s+Version|==\d|\(UUID:|compute_cap|^Python \d|CUDA used to build")
 WINDOW = 400  # lines read around each marker of a report inside a paste
 
 
@@ -57,6 +61,8 @@ def parse_env(text: str) -> EnvRecord | None:
 def report_in_paste(text: str) -> str | None:
     """The parts of a paste that hold an environment report (a window of lines around each of
     its markers), or None when it holds none."""
+    if not _QUICK.search(text):  # most pastes hold no report: one cheap scan says so
+        return None
     hits = [m.start() for m in _MARKERS.finditer(text)]
     if not hits:
         return None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kb.engine import completeness
 from kb.engine.match import Match, Result, explain_notes
 from kb.engine.parse import Paste
 from kb.engine.reasons import word
@@ -51,10 +52,15 @@ def root_dict(result: Result) -> dict | None:
     return None if r is None else {"line": r.no, "text": r.text, "covered": result.covered}
 
 
+def cut_words(result: Result, lang: str) -> list[str]:
+    """What the paste lacks, worded: a traceback cut before its error line, a log cut mid-line."""
+    return [completeness.word(code, lang, **vals) for code, vals in completeness.cut_notes(result.paste)]
+
+
 def result_dict(result: Result, lang: str = "en", verbose: bool = False) -> dict:
     out: dict = {"matches": [match_dict(m, result.paste, lang, verbose) for m in result.matches],
                  "root_error": root_dict(result)}
-    notes = [word(code, lang, **vals) for code, vals in result.notes]
+    notes = [word(code, lang, **vals) for code, vals in result.notes] + cut_words(result, lang)
     if notes:
         out["notes"] = notes
     if result.paste.truncation:
@@ -70,6 +76,7 @@ def result_text(result: Result, guides: Mapping[str, Guide], lang: str = "en", v
         return "Nothing to match: the input is empty.\n"
     for code, vals in result.notes:
         lines.append(word(code, lang, **vals))
+    lines += cut_words(result, lang)
     if not result.confident:
         lines.append(("No guide for this error yet." if result.root is not None else "No confident match.")
                      + (" Listed below, none of them an answer:" if result.matches else ""))

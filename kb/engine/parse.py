@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 import re
+
+import re2
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
 
 from kb.engine.signature import normalise_text
-from kb.engine.tracebacks import FRAME_ANYWHERE, ErrorLine, Line, find_errors, package_of  # noqa: F401 (re-exported)
+from kb.engine.tracebacks import _ERRORISH, FRAME_ANYWHERE, ErrorLine, Line, find_errors, package_of  # noqa: F401 (re-exported)
 
 # Default cut-off for one paste. Above it the head and the tail are analysed: the error
 # is usually at the end, and the command line and versions at the start.
@@ -69,7 +71,7 @@ class Paste:
     def errors(self) -> list[ErrorLine]:
         """Exception lines, found on first use: matching itself never needs them."""
         if self._errors is None:
-            self._errors = find_errors(self.lines)
+            self._errors = find_errors(self.lines, self._errorish_lines)
         return self._errors
 
     @property
@@ -85,6 +87,16 @@ class Paste:
             self._modules = found
         return self._modules
 
+    def _errorish_lines(self) -> list[int]:
+        found: list[int] = []
+        for m in _ERRORISH_ALL.finditer(self.text):
+            i = self.line_at(m.start())
+            if not found or found[-1] != i:
+                found.append(i)
+                if len(found) >= 200:
+                    break
+        return found
+
     def line_at(self, offset: int) -> int:
         return bisect_right(self.starts, offset) - 1
 
@@ -93,6 +105,7 @@ class Paste:
         return not self.text.strip()
 
 
+_ERRORISH_ALL = re2.compile("(?i)" + _ERRORISH.pattern)
 # One alternation, repeated, matched once per line: a line usually carries two or three
 # prefixes ("(Worker pid=1) ERROR 11-29 … [core.py:1] "), and a million-line paste must
 # not pay for a separate attempt per prefix rule and per layer.

@@ -12,6 +12,8 @@ Every function here declines (returns None or an empty list) when the paste hold
 from __future__ import annotations
 
 import re
+
+import re2
 from dataclasses import dataclass
 
 from kb.engine.parse import ErrorLine, Paste
@@ -32,6 +34,8 @@ NATIVE = re.compile(
     r"^\s*what\(\):\s+\S|terminate called after throwing|\bCUDA error: |\bNCCL WARN |Segmentation fault"
     r"|\bSIGSEGV\b|Fatal Python error:|\[TensorRT-LLM\]\[ERROR\]|(?:^|\s|: )(?:fatal )?error: \S|^Killed\s*$"
     r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |No such file or directory$|\bAssertion `.+' failed")
+_NATIVE_ALL = re2.compile("(?m)" + NATIVE.pattern)
+_WRAPPERS_ALL = re2.compile("(?m)" + WRAPPERS.pattern)
 # Lines of a traceback's structure, never an error themselves.
 _STRUCTURE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)")
 QUIET = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN)\b")  # a log line at these levels reports no failure
@@ -115,12 +119,22 @@ def _message_end(paste: Paste, i: int) -> int:
     return end + 1
 
 
+def _native_lines(paste: Paste) -> list[int]:
+    """The lines NATIVE matches, by one linear-time scan of the whole text (RE2), not one search a line."""
+    found: list[int] = []
+    for m in _NATIVE_ALL.finditer(paste.text):
+        i = paste.line_at(max(m.start(), m.end() - 1))  # a match may start on the newline before its line
+        if not found or found[-1] != i:
+            found.append(i)
+    return found
+
+
 def _native_events(paste: Paste, limit: int = 200) -> list[Event]:
     out: list[Event] = []
     python_lines = {e.index for e in paste.errors if e.exc_type is not None}
-    for i, line in enumerate(paste.lines):
-        t = line.text
-        if i in python_lines or not t or len(t) > 4000 or not NATIVE.search(t) or _quiet(paste, i) or _code(t):
+    for i in _native_lines(paste):
+        t = paste.lines[i].text
+        if i in python_lines or len(t) > 4000 or _quiet(paste, i) or _code(t):
             continue
         if out and i - out[-1].end <= 1:  # one block of native lines is one incident
             prev = out[-1]
@@ -148,12 +162,11 @@ def _quiet(paste: Paste, i: int) -> bool:
 
 def _wrapper_only_lines(paste: Paste) -> list[Event]:
     """Wrapper lines that are neither Python exceptions nor native errors (torchrun's summary table)."""
-    out = []
-    for i, line in enumerate(paste.lines):
-        if WRAPPERS.search(line.text) and len(line.text) < 4000:
-            out.append(Event(i, None, line.text.strip(), (), i, i + 1, True))
-            break
-    return out
+    for m in _WRAPPERS_ALL.finditer(paste.text):
+        i = paste.line_at(max(m.start(), m.end() - 1))
+        if len(paste.lines[i].text) < 4000:
+            return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True)]
+    return []
 
 
 def _is_source_line(paste: Paste, i: int) -> bool:
@@ -164,11 +177,17 @@ def _is_source_line(paste: Paste, i: int) -> bool:
 def _fallback(paste: Paste) -> list[Event]:
     """Error-looking lines of a paste with no exception and no native error; or, for a paste of a
     line or two (an issue title, a message typed from memory), its first line."""
-    usable = [i for i, ln in enumerate(paste.lines)
-              if ln.text.strip() and not _STRUCTURE.match(ln.text) and not _is_source_line(paste, i)
-              and not _quiet(paste, i) and not _code(ln.text)]
-    errorish = {e.index for e in paste.errors if e.exc_type is None}
-    lines = [i for i in usable if i in errorish][:1] or (usable[:1] if 0 < len(usable) <= 3 else [])
+    def usable(i: int) -> bool:
+        t = paste.lines[i].text
+        return bool(t.strip()) and not _STRUCTURE.match(t) and not _is_source_line(paste, i) and not _quiet(paste, i) and not _code(t)
+
+    lines = [i for i in sorted(e.index for e in paste.errors if e.exc_type is None) if usable(i)][:1]
+    if not lines:
+        # Only a paste of a few lines is its own first line; a longer one is looked at no further.
+        nonblank = [i for i, ln in enumerate(paste.lines[:200]) if ln.text.strip()]
+        if len(nonblank) <= 10 and len(paste.lines) <= 200:
+            few = [i for i in nonblank if usable(i)]
+            lines = few[:1] if 0 < len(few) <= 3 else []
     return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, bool(WRAPPERS.search(paste.lines[i].text)), True)
             for i in lines]
 

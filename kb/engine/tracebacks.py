@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 
@@ -54,7 +55,7 @@ def package_of(path: str) -> str | None:
     return None
 
 
-def find_errors(lines: list[Line]) -> list[ErrorLine]:
+def find_errors(lines: list[Line], errorish: Callable[[], list[int]] | None = None) -> list[ErrorLine]:
     """Exception lines with the frames of their traceback; other error-looking lines
     only when the paste holds no Python exception at all."""
     errors: list[ErrorLine] = []
@@ -89,6 +90,8 @@ def find_errors(lines: list[Line]) -> list[ErrorLine]:
                                     chain if in_tb else i))
             in_tb, frames, modules = False, [], []
     if not errors:
-        errors = [ErrorLine(i, None, line.text.strip(), (), (), i, i) for i, line in enumerate(lines)
-                  if _ERRORISH.search(line.text) and len(line.text.strip()) > 8][:50]
+        # `errorish`: the lines a whole-text scan found (Paste.errors gives them); else each line is searched.
+        candidates = errorish() if errorish is not None else [i for i, ln in enumerate(lines) if _ERRORISH.search(ln.text)]
+        errors = [ErrorLine(i, None, lines[i].text.strip(), (), (), i, i) for i in candidates
+                  if len(lines[i].text.strip()) > 8][:50]
     return errors

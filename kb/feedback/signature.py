@@ -7,17 +7,29 @@ recognises any more (`<secret>}-{int}-GoJv…`, half a token at the cut).
 from __future__ import annotations
 
 from kb.engine.parse import MAX_DISTINCT_ERRORS, Paste
+from kb.engine.roots import RootError
 from kb.engine.signature import propose_template
 from kb.feedback.redact import redact
 
 __all__ = ["error_signature"]
 
 
-def error_signature(paste: Paste, max_errors: int = 3) -> str:
-    """The redacted, normalised error lines and top frames of a paste.
+def _frames(paste: Paste, index: int) -> str:
+    err = next((e for e in paste.errors if e.index == index), None)
+    if err is None or not err.frames:
+        return ""
+    # File and function names can carry a user name too (`/home/alice/alice_run.py`).
+    return "  @ " + " < ".join(redact(f"{f}:{fn}") for f, fn in reversed(err.frames))
+
+
+def error_signature(paste: Paste, root: RootError | None = None, max_errors: int = 3) -> str:
+    """The redacted, normalised error of a paste: its root error (kb.engine.roots) with the
+    top frames of its traceback, the same line the page names; without one, its error lines.
 
     Volatile values are templated away so that the same error seen twice counts twice.
     """
+    if root is not None:
+        return propose_template(redact(root.text)) + _frames(paste, root.index)
     seen: list[str] = []
     raw_seen: set[tuple] = set()
     for err in paste.errors:
@@ -29,10 +41,7 @@ def error_signature(paste: Paste, max_errors: int = 3) -> str:
         if len(raw_seen) >= MAX_DISTINCT_ERRORS:
             break
         raw_seen.add(key)
-        line = propose_template(redact(paste.lines[err.index].text))
-        if err.frames:
-            # File and function names can carry a user name too (`/home/alice/alice_run.py`).
-            line += "  @ " + " < ".join(redact(f"{f}:{fn}") for f, fn in reversed(err.frames))
+        line = propose_template(redact(paste.lines[err.index].text)) + _frames(paste, err.index)
         if line not in seen:
             seen.append(line)
         if len(seen) >= max_errors:
