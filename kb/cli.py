@@ -211,8 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--guides", metavar="DIR", help="guides folder (default: guides/)")
 
     sp = add("match", "Rank the guides for a pasted error, with explanations.", cmd_match)
-    sp.epilog = ("Exit status, as grep's: 0 when a guide matches (for --jsonl: any case), 1 when none does (only similar "
-                 "guides or none), 2 on an error (no such file, a file that is not text, a bad --jsonl line).")
+    sp.epilog = ("Exit status, as grep's: 0 when a guide answers, with confidence match or likely (for --jsonl: any case), "
+                 "1 when none does (only help or similar guides, or none), 2 on an error (no such file, a file that is not "
+                 "text, a bad --jsonl line).")
     sp.add_argument("file", metavar="FILE", help="the paste, or - for standard input")
     fmt = sp.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "confidence", "explanation"}], "root_error": {"line", "text", "covered"}}, best first')
