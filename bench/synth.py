@@ -106,25 +106,34 @@ _STRUCTURE = frozenset("File line Traceback most recent call last During handlin
 
 
 def _word_map(sig_words: list[str], vocab: list[str], seed: int, gen: int) -> dict[str, str]:
-    """Each signature word gets a real word of about its length (an 8-character anchor stays one)."""
+    """Each signature word gets a real word of about its length (an 8-character anchor stays one).
+
+    The map is one-to-one, and its words are themselves signature words, which every text
+    renames too: a renamed word never meets the same word left as it was, nor another renamed
+    to it. (Otherwise a generic guide's raw error could carry its specific sibling's context,
+    and the benchmark would count the specific guide's rightful match as a miss.)
+    """
     rng = random.Random(f"{seed}:{gen}")
+    renamed = [w for w in sig_words if w not in KNOWN_PACKAGES and w not in _STRUCTURE]
+    # A package name is what a `module` context looks for in the frames, and the words of a
+    # traceback's structure are how the frames are found: renaming them makes no traceback.
+    kept = {w.lower() for w in sig_words if w not in renamed} | set(_KEEP) | {w.lower() for w in _FIELDS}
+    targets = sorted({w.lower() for w in renamed} & {v.lower() for v in vocab} - kept)
     by_len: dict[int, list[str]] = {}
-    for v in vocab:
+    for v in targets:
         by_len.setdefault(len(v), []).append(v)
+    used: set[str] = set()
     out = {}
-    for w in sig_words:
-        if w in KNOWN_PACKAGES or w in _STRUCTURE:
-            # A package name is what a `module` context looks for in the frames, and the words of a
-            # traceback's structure are how the frames are found: renaming them makes no traceback.
-            continue
-        pool = [v for n in range(max(4, len(w) - 2), len(w) + 4) for v in by_len.get(n, ())]
+    for w in rng.sample(renamed, len(renamed)):
+        pool = [v for n in range(max(4, len(w) - 2), len(w) + 4) for v in by_len.get(n, ()) if v not in used]
         if len(pool) < 20 or "_" in w:
             # A long identifier (CUDNN_STATUS_NOT_INITIALIZED) is often a whole anchor: two
             # words joined keep such anchors distinct across thousands of generations.
-            a, b = rng.choice(vocab), rng.choice(vocab)
-            out[w] = _shape(f"{a}_{b}", w)
+            out[w] = _shape(f"{rng.choice(targets)}_{rng.choice(targets)}", w)
         else:
-            out[w] = _shape(rng.choice(pool), w)
+            pick = rng.choice(pool)
+            used.add(pick)
+            out[w] = _shape(pick, w)
     return out
 
 
