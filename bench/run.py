@@ -104,6 +104,19 @@ def _pastes(index, seed: int) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
+def _right_first(res, gid: str) -> bool:
+    """The pasted guide first with a match, or a guide that matched the same line with more of
+    its context found: the synthetic pastes are vLLM worker logs, so a generic guide's error in
+    them can rightly go to its vLLM-specific sibling."""
+    if not res.matches or res.matches[0].confidence != "match":
+        return False
+    top = res.matches[0]
+    if top.guide_id == gid:
+        return True
+    return any(m.guide_id == gid and m.confidence == "match" and m.first_line == top.first_line
+               and any(k == "less_context" for k, _ in m.notes) for m in res.matches[1:])
+
+
 def worker_warm(kb: Path, cache: Path, seed: int) -> dict:
     from kb.engine.cache import load_index_cached
     from kb.engine.match import match
@@ -117,7 +130,7 @@ def worker_warm(kb: Path, cache: Path, seed: int) -> dict:
         for gid, text in items:  # warm-up: RE2 compiles the patterns it verifies on first use
             res = match(index, text)
             total += 1
-            correct += bool(res.matches) and res.matches[0].guide_id == gid and res.matches[0].confidence == "match"
+            correct += _right_first(res, gid)
         times, ptimes, atimes = [], [], []
         for r in range(RUNS[label]):
             _, text = items[r % len(items)]

@@ -80,14 +80,30 @@ def _signature_words(sources: list[dict]) -> list[str]:
     return sorted(words)
 
 
+def _texts(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
 def _vocabulary(sources: list[dict]) -> list[str]:
-    """Replacement words: what the real guides' errors and prose are made of."""
+    """Replacement words: what the real guides' errors and prose are made of, less the words a
+    paste keeps as they are (a word of a raw error that no signature holds is never renamed, and a
+    signature word renamed to it would meet it there)."""
+    sig = {w.lower() for w in _signature_words(sources)}
     words: set[str] = set()
+    kept: set[str] = set()
     for g in sources:
-        texts = [r["text"] for r in g["raw_errors"]] + [(g["summary"].get("en") or "")]
-        for t in texts:
+        for key in ("raw_errors", "near_misses"):
+            kept.update(w.lower() for t in _texts(g.get(key, [])) for w in _WORD.findall(t))
+        prose = _texts({k: v for k, v in g.items() if k not in ("signatures", "raw_errors", "near_misses", "references")})
+        for t in [r["text"] for r in g["raw_errors"]] + prose:
             words.update(w for w in _WORD.findall(t) if w.lower() not in _KEEP and w not in _FIELDS and len(w) <= 24)
-    return sorted(words)
+    return sorted(w for w in words if w.lower() in sig or w.lower() not in kept)
 
 
 def _shape(word: str, like: str) -> str:
@@ -108,9 +124,9 @@ _STRUCTURE = frozenset("File line Traceback most recent call last During handlin
 def _word_map(sig_words: list[str], vocab: list[str], seed: int, gen: int) -> dict[str, str]:
     """Each signature word gets a real word of about its length (an 8-character anchor stays one).
 
-    The map is one-to-one, and its words are themselves signature words, which every text
-    renames too: a renamed word never meets the same word left as it was, nor another renamed
-    to it. (Otherwise a generic guide's raw error could carry its specific sibling's context,
+    The map is one-to-one, and its words are signature words, which every text renames too, or
+    words no raw error holds: a renamed word never meets the same word left as it was, nor
+    another renamed to it. (Otherwise a generic guide's raw error could carry its specific sibling's context,
     and the benchmark would count the specific guide's rightful match as a miss.)
     """
     rng = random.Random(f"{seed}:{gen}")
@@ -118,7 +134,7 @@ def _word_map(sig_words: list[str], vocab: list[str], seed: int, gen: int) -> di
     # A package name is what a `module` context looks for in the frames, and the words of a
     # traceback's structure are how the frames are found: renaming them makes no traceback.
     kept = {w.lower() for w in sig_words if w not in renamed} | set(_KEEP) | {w.lower() for w in _FIELDS}
-    targets = sorted({w.lower() for w in renamed} & {v.lower() for v in vocab} - kept)
+    targets = sorted({v.lower() for v in vocab} - kept)
     by_len: dict[int, list[str]] = {}
     for v in targets:
         by_len.setdefault(len(v), []).append(v)
