@@ -75,12 +75,11 @@ def _free_port() -> int:
 
 
 def _pastes(guides_dir: Path, cache: Path, sizes: list[str], runs: int, seed: int) -> dict[str, list[tuple[str, str]]]:
-    """Per size, `runs` pastes, each ending with the raw error of a guide that is not only a wrapper."""
+    """Per size, `runs` pastes, each ending with the raw error of a guide `synth.paste_targets` allows."""
     import synth
     from kb.engine.cache import load_index_cached
     index = load_index_cached(guides_dir, cache)  # also writes the cache the app then loads
-    wrappers = {p.guide for p in index.patterns if p.ctx == -1 and p.wrapper} - {p.guide for p in index.patterns if p.ctx == -1 and not p.wrapper}
-    ids = sorted(set(index.guides) - wrappers)
+    ids = synth.paste_targets(index)
     rng = random.Random(f"click:{seed}")
     out = {}
     for label in sizes:

@@ -90,10 +90,7 @@ def worker_cold(kb: Path, cache: Path) -> dict:
 def _pastes(index, seed: int) -> dict[str, list[tuple[str, str]]]:
     import synth
     rng = random.Random(f"bench:{seed}")
-    # Pastes end with the raw error of a guide that is not only a wrapper (a wrapper rightly
-    # ranks below whatever else the paste matches).
-    wrappers = {p.guide for p in index.patterns if p.ctx == -1 and p.wrapper} - {p.guide for p in index.patterns if p.ctx == -1 and not p.wrapper}
-    ids = sorted(set(index.guides) - wrappers)
+    ids = synth.paste_targets(index)
     out = {}
     for label, size in SIZES.items():
         out[label] = []

@@ -362,6 +362,21 @@ def _log_line(rng: random.Random) -> str:
                       i=f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}")
 
 
+def paste_targets(index) -> list[str]:
+    """The guides a benchmark paste may end with: not only a wrapper (a wrapper rightly ranks below
+    whatever else the paste matches), and not a copy whose signatures renaming left the same as
+    another generation's (a regex with no renamable word): no paste can single out one of those."""
+    wrappers = {p.guide for p in index.patterns if p.ctx == -1 and p.wrapper} - {p.guide for p in index.patterns if p.ctx == -1 and not p.wrapper}
+    sigs: dict[str, set[str]] = {}
+    for p in index.patterns:
+        if p.ctx == -1:
+            sigs.setdefault(p.guide, set()).add(p.compiled.pattern)
+    owners: dict[frozenset[str], int] = {}
+    for pats in sigs.values():
+        owners[frozenset(pats)] = owners.get(frozenset(pats), 0) + 1
+    return sorted(g for g in index.guides if g not in wrappers and owners.get(frozenset(sigs.get(g, ())), 0) == 1)
+
+
 def make_paste(size: int, error: str, seed: int) -> str:
     """About `size` bytes of log, then a traceback ending with `error`, as two ranks print it."""
     rng = random.Random(f"paste:{seed}:{size}")

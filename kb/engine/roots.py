@@ -229,8 +229,3 @@ def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> Roo
                          e.end, False, e.weak)
     return RootError(e.index, paste.lines[e.index].no, paste.lines[e.index].text.strip()[:2000], e.exc_type,
                      e.message[:2000], e.modules, e.start, e.end, not real, e.weak)
-
-
-def frames_modules(errors: list[ErrorLine]) -> tuple[str, ...]:
-    """The packages of every traceback's frames in the paste, once each."""
-    return tuple(dict.fromkeys(m for e in errors for m in e.modules))
