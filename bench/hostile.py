@@ -62,8 +62,8 @@ def main() -> None:
             result = match(index, text)
             t1 = time.perf_counter()
             if not result.confident:
-                error_signature(result.paste)
-                skeleton(result.paste)
+                error_signature(result.paste, result.root)  # as the page calls them
+                skeleton(result.paste, result.root)
             t2 = time.perf_counter()
             best_match, best_after = min(best_match, t1 - t0), min(best_after, t2 - t1)
         top = result.confident[0].guide_id if result.confident else None

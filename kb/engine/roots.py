@@ -11,7 +11,9 @@ Every function here declines (returns None or an empty list) when the paste hold
 """
 from __future__ import annotations
 
+import heapq
 import re
+from collections.abc import Iterator
 
 import re2
 from dataclasses import dataclass
@@ -68,19 +70,17 @@ class RootError:
     weak: bool = False  # found by looks alone: a guide that matches elsewhere knows better
 
 
-def _python_events(paste: Paste) -> list[Event]:
+def _python_events(paste: Paste) -> Iterator[Event]:
     errors = [e for e in paste.errors if e.exc_type is not None]
     chain_end: dict[int, int] = {}
     for e in errors:
         chain_end[e.chain] = max(chain_end.get(e.chain, -1), e.index)
-    out = []
     for e in errors:
         if _WARNING_TYPE.search(e.exc_type or "") or _quiet(paste, e.index):
             continue
         text = paste.lines[e.index].text
-        out.append(Event(e.index, e.exc_type, e.message, e.modules, min(e.start, e.chain),
-                         _message_end(paste, chain_end[e.chain]), bool(WRAPPERS.search(text))))
-    return out
+        yield Event(e.index, e.exc_type, e.message, e.modules, min(e.start, e.chain),
+                    _message_end(paste, chain_end[e.chain]), bool(WRAPPERS.search(text)))
 
 
 MAX_MESSAGE_LINES = 15
@@ -129,21 +129,25 @@ def _native_lines(paste: Paste) -> list[int]:
     return found
 
 
-def _native_events(paste: Paste, limit: int = 200) -> list[Event]:
-    out: list[Event] = []
+def _native_events(paste: Paste, limit: int = 200) -> Iterator[Event]:
     python_lines = {e.index for e in paste.errors if e.exc_type is not None}
+    block: Event | None = None
+    n = 0
     for i in _native_lines(paste):
         t = paste.lines[i].text
         if i in python_lines or len(t) > 4000 or _quiet(paste, i) or _code(t):
             continue
-        if out and i - out[-1].end <= 1:  # one block of native lines is one incident
-            prev = out[-1]
-            out[-1] = Event(prev.index, prev.exc_type, prev.message, prev.modules, prev.start, i + 1, prev.wrapper)
+        if block is not None and i - block.end <= 1:  # one block of native lines is one incident
+            block = Event(block.index, block.exc_type, block.message, block.modules, block.start, i + 1, block.wrapper)
             continue
-        out.append(Event(i, None, t.strip(), (), max(0, i - 1), i + 1, bool(WRAPPERS.search(t))))
-        if len(out) >= limit:
-            break
-    return out
+        if block is not None:
+            yield block
+            n += 1
+            if n >= limit:
+                return
+        block = Event(i, None, t.strip(), (), max(0, i - 1), i + 1, bool(WRAPPERS.search(t)))
+    if block is not None:
+        yield block
 
 
 _CODE = re.compile(r"\s*(?:raise|return|assert|if|elif|except|print|logger\.\w+|log\.\w+)\b|\s{4,}(?!what\(\))"
@@ -193,10 +197,24 @@ def _fallback(paste: Paste) -> list[Event]:
 
 
 def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Event]:
-    """Every error of the paste in order; `wrapper_lines` are lines a guide's wrapper signature matched."""
+    """The errors of the paste in order, up to the first that is not a wrapper (the root: what
+    follows it is never needed, and a log of 150,000 errors would pay for each); `wrapper_lines`
+    are lines a guide's wrapper signature matched."""
     if paste.empty:
         return []
-    found = _python_events(paste) + _native_events(paste)
+    # The same wrapper line printed again (by another rank, or re-raised) is a wrapper too.
+    texts = {paste.lines[i].text.strip() for i in wrapper_lines}
+
+    def marked(e: Event) -> Event:
+        if e.wrapper or (e.index not in wrapper_lines and paste.lines[e.index].text.strip() not in texts):
+            return e
+        return Event(e.index, e.exc_type, e.message, e.modules, e.start, e.end, True, e.weak)
+
+    found: list[Event] = []
+    for e in heapq.merge(_python_events(paste), _native_events(paste), key=lambda e: e.index):
+        found.append(marked(e))
+        if not found[-1].wrapper:
+            return found
     if not found:
         found = _wrapper_only_lines(paste)
     if not found:
@@ -204,12 +222,7 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
         found = [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True) for i in sorted(wrapper_lines)[:1]]
     if not found:
         found = _fallback(paste)
-    if wrapper_lines:
-        # The same wrapper line printed again (by another rank, or re-raised) is a wrapper too.
-        texts = {paste.lines[i].text.strip() for i in wrapper_lines}
-        found = [e if e.wrapper or (e.index not in wrapper_lines and paste.lines[e.index].text.strip() not in texts) else
-                 Event(e.index, e.exc_type, e.message, e.modules, e.start, e.end, True, e.weak) for e in found]
-    return sorted(found, key=lambda e: e.index)
+    return [marked(e) for e in found]
 
 
 def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> RootError | None:
