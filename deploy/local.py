@@ -156,7 +156,11 @@ def start_nginx(state: Path, port: int, replicas: list[int]) -> int:
     for name, value in {
         "STATE": str(state), "LISTEN": f"127.0.0.1:{port}", "CSP": content_security_policy(),
         "USER": f"user {worker.pw_name} nogroup;" if worker else "",
-        "UPSTREAMS": "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;" for p in replicas),
+        # max_fails=0: a replica is never marked down for a while after one refused connection; a
+        # replica that has just come back would otherwise be skipped, and with the other one stopped
+        # nginx would answer 502 "no live upstreams" although a replica is up. A refused local
+        # connection costs nothing; proxy_next_upstream passes the request on.
+        "UPSTREAMS": "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in replicas),
     }.items():
         conf = conf.replace(f"@@{name}@@", value)
     (state / "nginx.conf").write_text(conf, encoding="utf-8")
