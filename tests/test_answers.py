@@ -38,6 +38,21 @@ def test_a_paste_of_nothing_but_the_wrapper_is_answered_by_the_wrapper_guide(ind
     assert res.root.wrapper_only and res.covered
 
 
+def test_the_error_a_wrapper_prints_after_its_colon_is_the_root(index):
+    # sgl-project/sglang#4205 (kept in the guide as a near miss): the capture wrapper with a gloo
+    # error after its colon, which no guide covers.
+    g = index.guides["sglang-capture-cuda-graph-failed"]
+    res = match(index, next(n.text for n in g.near_misses if n.source == "sgl-project/sglang#4205"))
+    assert res.root.text.startswith("[../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection cl")
+    assert res.answer is None and ("sglang-capture-cuda-graph-failed", "help") in ranking(res)
+    # The same wrapper with nothing after its colon (sgl-project/sglang#11218) is the answer itself.
+    res = match(index, next(r.text for r in g.raw_errors if r.source == "sgl-project/sglang#11218"))
+    assert res.answer is not None and res.answer.guide_id == "sglang-capture-cuda-graph-failed"
+    # torchrun's 'of binary:' is followed by a path, not by a message: still the wrapper's answer.
+    text = read("pastes/firefly32-torchrun-json-error.log").split("\n", 1)[1]
+    assert match(index, text).answer.guide_id == "torchrun-childfailederror-wrapper"
+
+
 def test_root_error_of_a_chain_is_its_first_exception(index):
     text = ("Traceback (most recent call last):\n  File \"/x/configuration_auto.py\", line 1, in f\nKeyError: 'qwen9_moe'\n\n"
             "During handling of the above exception, another exception occurred:\n\n"

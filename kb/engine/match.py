@@ -102,7 +102,11 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
     found = _verified(index, paste, env)
     matches = list(found.values())
     wrapper_lines = frozenset(m.first_line for m in matches if m.wrapper and m.confidence == "match")
-    root = root_error(paste, wrapper_lines)
+    # A wrapper whose message ends in a colon prints the wrapped error after it, on its line.
+    wrapper_ends = {m.evidence.spans[-1].line: m.evidence.spans[-1].end for m in matches
+                    if m.wrapper and m.confidence == "match" and m.evidence is not None
+                    and m.evidence.pattern.source.rstrip().endswith(":")}
+    root = root_error(paste, wrapper_lines, wrapper_ends)
     root, covered = ranking.cover(matches, root, paste)
     if root is not None and root.wrapper_only:
         covered = any(m.wrapper and m.confidence == "match" for m in matches)  # the wrapper guide answers

@@ -225,7 +225,18 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
     return [marked(e) for e in found]
 
 
-def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> RootError | None:
+def _said_after(text: str) -> str | None:
+    """What a wrapper's message says after its own words ('Capture cuda graph failed: CUDA error:
+    capturing stream has unjoined work'), when that is a message of its own, not a path or a count."""
+    inner = text.strip().lstrip(":").strip().strip("'\"")
+    words = [w for w in inner.split() if re.search(r"[A-Za-z]{2}", w)]
+    return inner if len(words) >= 3 and sum(c.isalpha() for c in inner) >= 12 else None
+
+
+def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset(),
+               wrapper_ends: dict[int, int] | None = None) -> RootError | None:
+    """The root error; `wrapper_ends`: for a line a wrapper signature ending in a colon matched,
+    where that match ends (the wrapped error follows it on the line)."""
     found = events(paste, wrapper_lines)
     if not found:
         return None
@@ -239,6 +250,12 @@ def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> Roo
     # failed") says too little, and the wrapper's guide is the better answer.
     if exc and re.fullmatch(r"[\w.]+(?:Error|Exception)", exc):
         return RootError(e.index, paste.lines[e.index].no, inner[:2000], exc, inner[:2000], e.modules, e.start,
+                         e.end, False, e.weak)
+    wrapper_ends = wrapper_ends or {}
+    said = _said_after(paste.lines[e.index].text[wrapper_ends[e.index]:]) if not real and e.index in wrapper_ends else None
+    if said:
+        exc = said.split(":", 1)[0] if re.match(r"[\w.]+(?:Error|Exception):", said) else None
+        return RootError(e.index, paste.lines[e.index].no, said[:2000], exc, said[:2000], e.modules, e.start,
                          e.end, False, e.weak)
     return RootError(e.index, paste.lines[e.index].no, paste.lines[e.index].text.strip()[:2000], e.exc_type,
                      e.message[:2000], e.modules, e.start, e.end, not real, e.weak)
