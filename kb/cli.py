@@ -244,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.add_argument("--split", metavar="NAME", help="of a labelled set, only the cases of this split (e.g. tuned)")
     sp.add_argument("--answers", metavar="FILE", help="score these answers (another version's `kb match --jsonl` output) instead of matching")
+    sp.add_argument("--families", metavar="NAME", help="of a labelled set, read this file of its folder instead of families.json (which guide covers each family)")
     guides(sp)
     sp = add("generate", "Regenerate schema/guide.schema.json, the CLI help and the tables of figures in the README files.", cmd_generate)
     sp.add_argument("--check", action="store_true", help="only report stale files; exit 1 if any")

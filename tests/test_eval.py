@@ -107,3 +107,15 @@ def test_former_held_out_set_meets_the_targets(index):
     m = evaluate(index, cases)["methods"]["matcher"]
     assert m["all"]["top1"] >= 0.95, m["failures"]
     assert m["all"]["false_match_rate"] <= 0.02, m["failures"]
+
+
+def test_a_labelled_set_reads_the_family_map_it_is_told(tmp_path):
+    (tmp_path / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in [
+        {"id": "a", "text": "x", "family": "f1"}, {"id": "b", "text": "y", "family": "f2"}]) + "\n")
+    (tmp_path / "families.json").write_text(json.dumps({"covered": {"f1": "g1", "f2": "g2"}}))
+    (tmp_path / "then.json").write_text(json.dumps({"covered": {"f1": "g1"}}))  # f2 had no guide then
+    assert [c.expect for c in read_cases(tmp_path)] == ["g1", "g2"]
+    assert [c.expect for c in read_cases(tmp_path, "then.json")] == ["g1", None]
+    proc = subprocess.run([sys.executable, "-m", "kb", "eval", str(tmp_path), "--families", "missing.json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "missing.json" in proc.stderr and "Traceback" not in proc.stderr

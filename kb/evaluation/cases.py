@@ -28,13 +28,14 @@ class Case:
     also: tuple[str, ...] = ()  # other guides that answer it as well (a family's refinements)
 
 
-def read_cases(path: str | Path) -> list[Case]:
+def read_cases(path: str | Path, families: str = "families.json") -> list[Case]:
     """The cases of a JSONL file, or of a labelled set: a folder with cases.jsonl, whose
     rows name a `family`, and families.json, which says which guide covers each family
-    (a family absent from it has no guide yet, so such a case expects no answer)."""
+    (a family absent from it has no guide yet, so such a case expects no answer). `families`
+    names another such file of the folder: the map as it was when the set was made."""
     path = Path(path)
     if path.is_dir():
-        return _read_labelled(path)
+        return _read_labelled(path, families)
     return [Case(str(d["id"]), str(d["text"]), d.get("expect")) for d in _rows(path)]
 
 
@@ -53,11 +54,11 @@ def _rows(path: Path) -> list[dict]:
     return rows
 
 
-def _read_labelled(folder: Path) -> list[Case]:
+def _read_labelled(folder: Path, name: str = "families.json") -> list[Case]:
     try:
-        families = json.loads((folder / "families.json").read_text(encoding="utf-8"))["covered"]
+        families = json.loads((folder / name).read_text(encoding="utf-8"))["covered"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{folder}/families.json: not an object with 'covered' ({exc})") from None
+        raise ValueError(f"{folder}/{name}: not an object with 'covered' ({exc})") from None
     out = []
     for d in _rows(folder / "cases.jsonl"):
         covered = families.get(d.get("family")) if d.get("family") else None

@@ -104,7 +104,7 @@ def read_answers(path: str | Path) -> dict[str, Ranked]:
 def main(args) -> int:
     index = load_index(getattr(args, "guides", None) or GUIDES_DIR)
     try:
-        cases = read_cases(args.cases)
+        cases = read_cases(args.cases, getattr(args, "families", None) or "families.json")
         if getattr(args, "split", None):
             cases = [c for c in cases if c.split == args.split]
         answers = read_answers(args.answers) if getattr(args, "answers", None) else None
