@@ -64,10 +64,12 @@ def format_report(r: dict) -> str:
         out.append("")
     labelled = r["methods"]["matcher"].get("labelled")
     if labelled:
-        out.append(f"{'labelled set':14} {'cases':>6} {'coverage':>9} {'right-first':>12} {'of covered':>11} {'false ans.':>11}")
+        out.append(f"{'labelled set':14} {'cases':>6} {'coverage':>9} {'right-first':>12} {'of covered':>11}"
+                   f" {'likely right':>13} {'false ans.':>11}")
         for split, g in labelled.items():
+            likely = f"{g['likely_right']} of {g['likely_given']}" if g["likely_given"] else "-"
             out.append(f"{split:14} {g['cases']:>6} {_pct(g['coverage']):>9} {_pct(g['right_first']):>12}"
-                       f" {_pct(g['right_first_of_covered']):>11} {_pct(g['false_answers']):>11}")
+                       f" {_pct(g['right_first_of_covered']):>11} {likely:>13} {_pct(g['false_answers']):>11}")
         out += ["", "Most frequent families without a guide:"]
         out += [f"  {n:3}  {fam}" for fam, n in labelled["all"]["uncovered_families"]]
         out.append("")

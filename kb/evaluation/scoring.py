@@ -156,6 +156,8 @@ def labelled_entry(outcomes: list[Outcome], top_families: int = 15) -> dict:
         out[split] = {"cases": n, "coverage": rate(covered), "right_first": rate(sum(o.right for o in sel)),
                       "right_first_of_covered": round(sum(o.right for o in sel) / covered, 4) if covered else None,
                       "false_answers": rate(sum(o.false_answer for o in sel)),
+                      "likely_given": sum(o.first_confidence == "likely" for o in sel),
+                      "likely_right": sum(o.first_confidence == "likely" and o.right for o in sel),
                       "uncovered_families": uncovered.most_common(top_families)}
     return out
 
