@@ -120,3 +120,10 @@ def test_click_benchmark_runs_in_the_browser():
     size = r["sizes"]["2KB"]
     assert r["guides"] > 0 and len(size["first_ms"]) == 1 and size["top_correct"] == 1.0
     assert 0 < size["first_median_ms"] <= size["all_median_ms"]
+
+
+def test_load_stages_times_every_stage_of_a_worker(synthetic):
+    sys.path.insert(0, str(ROOT / "bench"))
+    import load_stages
+    per = load_stages.stages(synthetic, 10)
+    assert list(per) == list(load_stages.STAGES) and all(ms >= 0 for ms in per.values())
