@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-import os
+import shutil
 import sys
 import uuid
 from typing import Iterator
@@ -12,6 +12,10 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 sys.path.insert(0, str(ROOT))
+# Debian's chromium, for the browser tests (test_e2e, test_deploy).
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
 @pytest.fixture(autouse=True)
@@ -33,6 +37,15 @@ def loaded():
     return load_guides()
 
 
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
 def read(name: str) -> str:
     return (DATA / name).read_text(encoding="utf-8")
 
@@ -41,13 +54,7 @@ def read(name: str) -> str:
 def pg_admin_url() -> Iterator[str]:
     """A PostgreSQL server for the whole session: skipped without binaries, failed in CI."""
     from tests import pg
-    try:
-        bin_dir = pg.find_bin_dir()
-    except pg.PostgresUnavailable as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL is required when CI is set: {exc}", pytrace=False)
-        pytest.skip(str(exc))
-    with pg.postgres_server(bin_dir) as url:
+    with pg.postgres_server(pg.bin_dir_or_skip()) as url:
         yield url
 
 

@@ -45,6 +45,18 @@ def find_bin_dir() -> Path:
     )
 
 
+def bin_dir_or_skip() -> Path:
+    """find_bin_dir() for a test: without the binaries the test is skipped, or fails when CI
+    is set (CI installs them, so their absence there is a broken install, not a skip)."""
+    import pytest
+    try:
+        return find_bin_dir()
+    except PostgresUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is required when CI is set: {exc}", pytrace=False)
+        pytest.skip(str(exc))
+
+
 @contextmanager
 def postgres_server(bin_dir: Path | None = None) -> Iterator[str]:
     """Run a fresh server; yield `postgresql+psycopg://postgres@127.0.0.1:PORT/postgres`."""

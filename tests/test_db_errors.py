@@ -25,12 +25,7 @@ from tests import pg
 
 @contextmanager
 def server(*, standby: bool) -> Iterator[tuple[int, Path, object, object]]:
-    try:
-        bin_dir = pg.find_bin_dir()
-    except pg.PostgresUnavailable as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL is required when CI is set: {exc}", pytrace=False)
-        pytest.skip(str(exc))
+    bin_dir = pg.bin_dir_or_skip()
     run_as = pg._server_user()
     root = Path(tempfile.mkdtemp(prefix="kb-pg-state-"))
     try:

@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.test_e2e import ARGS, CHROMIUM
+from tests.conftest import CHROMIUM, ROOT
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
 HEADERS = {
@@ -50,12 +49,7 @@ def site() -> Iterator[dict]:
                 pytest.fail(f"{package} is not installed; scripts/install --dev installs it", pytrace=False)
             pytest.skip(f"{package} is not installed (bash scripts/install --dev installs it)")
     from tests import pg
-    try:
-        pg.find_bin_dir()
-    except pg.PostgresUnavailable as exc:
-        if os.environ.get("CI"):
-            pytest.fail(str(exc), pytrace=False)
-        pytest.skip(str(exc))
+    pg.bin_dir_or_skip()
     # Not under pytest's private tmp_path: the postgres user and nginx's workers must reach it.
     state = Path(tempfile.mkdtemp(prefix="kb-deploy-"))
     try:
@@ -67,13 +61,6 @@ def site() -> Iterator[dict]:
         shutil.rmtree(state, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def _get(url: str) -> tuple[int, dict[str, str], bytes]:
@@ -182,6 +169,11 @@ def test_a_vote_on_one_replica_shows_on_the_others_authors_page(site, browser):
         tab.close()
 
 
+def _visit_until(url: str, stop: threading.Event) -> None:
+    while not stop.wait(0.2):
+        _get(url)
+
+
 def test_the_site_answers_with_either_replica_stopped(site, browser):
     # 0, 1, 0: whichever replica nginx's hash sends this client to, one round restarts it and the
     # next stops the other.
@@ -200,8 +192,7 @@ def test_the_site_answers_with_either_replica_stopped(site, browser):
         finally:
             # Visitors keep asking while the replica restarts, as they would; each refused try must
             # not leave it marked down once it is back (the next round stops the other one at once).
-            stop = threading.Event()
-            visitor = threading.Thread(target=lambda: [_get(site["url"] + "/") for _ in iter(lambda: stop.wait(0.2), True)])
+            visitor = threading.Thread(target=_visit_until, args=(site["url"] + "/", stop := threading.Event()))
             visitor.start()
             try:
                 _deploy("start-replica", site["state"], str(n), timeout=120)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -13,12 +12,9 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import ROOT, read
+from tests.conftest import CHROMIUM, ROOT, read
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
 def _free_port() -> int:
@@ -54,13 +50,6 @@ def server(tmp_path_factory):
     proc.wait(10)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def _checkbox(page, label_start: str):
