@@ -184,3 +184,13 @@ def test_the_unmatched_queue_and_the_skeleton_start_from_the_root_error(index):
     sk = skeleton(res.paste, res.root)
     first = sk.split("template: ", 1)[1].splitlines()[0]
     assert first.startswith('"Exception: expected value at line {int} column {int}')
+
+
+def test_a_similar_wrapper_guide_does_not_claim_the_paste_holds_nothing_else(index):
+    # A bare assert with no SGLang frame: the SGLang triage guide (its AssertionError signature
+    # is a wrapper that needs SGLang's code) is only similar, and must not say that the paste
+    # holds nothing but its message.
+    res = match(index, "AssertionError: assert logits.shape[0] == len(seq_lens_expanded)")
+    m = next(m for m in res.matches if m.guide_id == "sglang-internal-assertion-error")
+    codes = [code for code, _ in m.notes]
+    assert m.confidence == "similar" and "wrapper_similar" in codes and "wrapper" not in codes

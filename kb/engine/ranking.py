@@ -137,7 +137,8 @@ def _record(m: "Match", paste: "Paste") -> None:
             why_zh = c.why.get("zh")[0] if c.why is not None else None
             m.notes.append(("context_missing", {"why": why or c.source, "why_zh": why_zh or why or c.source, "pattern": c.source}))
     if m.wrapper:
-        m.notes.append(("wrapper_help" if m.confidence == "help" else "wrapper", {}))
+        # Only a confident wrapper match is the paste's whole story; a similar one is not even that.
+        m.notes.append(({"help": "wrapper_help", "match": "wrapper"}.get(m.confidence, "wrapper_similar"), {}))
 
 
 def word_root(result: "Result") -> None:

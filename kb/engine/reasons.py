@@ -38,6 +38,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This message only reports that the error above it happened: listed to help read the log, not as the answer.",
         "zh": "该消息只是报告上方的错误已经发生：列出它是为了帮助阅读日志，而不是作为答案。",
     },
+    "wrapper_similar": {
+        "en": "This guide's message is one that only reports another error; it is listed as similar, not as the answer.",
+        "zh": "本指南的消息只是报告另有错误发生；它作为相似项列出，而不是作为答案。",
+    },
     "likely": {
         "en": "No signature matched exactly, but line {line} (\"{text}\") reads like this guide's error (\"{theirs}\"): {score} % alike.",
         "zh": "没有签名完全匹配，但第 {line} 行（\"{text}\"）读起来像本指南的错误（\"{theirs}\"）：相似度 {score}%。",
