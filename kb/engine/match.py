@@ -101,15 +101,14 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
     env = environment(paste.text, env_report) if not paste.empty else None
     found = _verified(index, paste, env)
     matches = list(found.values())
-    wrapper_lines = frozenset(m.first_line for m in matches if m.wrapper and m.confidence == "match")
+    wrappers = [m for m in matches if m.wrapper and m.confidence == "match"]
     # A wrapper whose message ends in a colon prints the wrapped error after it, on its line.
-    wrapper_ends = {m.evidence.spans[-1].line: m.evidence.spans[-1].end for m in matches
-                    if m.wrapper and m.confidence == "match" and m.evidence is not None
-                    and m.evidence.pattern.source.rstrip().endswith(":")}
-    root = root_error(paste, wrapper_lines, wrapper_ends)
+    wrapper_ends = {m.evidence.spans[-1].line: m.evidence.spans[-1].end for m in wrappers
+                    if m.evidence is not None and m.evidence.pattern.source.rstrip().endswith(":")}
+    root = root_error(paste, frozenset(m.first_line for m in wrappers), wrapper_ends)
     root, covered = ranking.cover(matches, root, paste)
     if root is not None and root.wrapper_only:
-        covered = any(m.wrapper and m.confidence == "match" for m in matches)  # the wrapper guide answers
+        covered = bool(wrappers)  # the wrapper guide answers
     if likely and root is not None and not covered and not root.wrapper_only:
         hit = find_likely(index, root)
         if hit is not None:
@@ -180,13 +179,13 @@ def _contexts(index: Index, p: Pattern, sig, paste: Paste, env: EnvRecord | None
         ev = ctx_ev.get((p.guide, p.sig, i)) if q is not None else None
         hit = ContextHit("pattern", q.source if q else "", ev, ev is not None, why=c.why,
                          literal_chars=q.compiled.literal_chars if q else 0)
+        fact = f"{c.fact.kind} {c.fact.spec or c.fact.package or ''}".strip() if c.fact is not None else ""
         if c.fact is not None and ev is None:
             outcome = fact_outcome(c.fact, env)
             if outcome is not None and outcome.status == "pass":
-                hit = ContextHit("fact", f"{c.fact.kind} {c.fact.spec or c.fact.package or ''}".strip(), None, True,
-                                 outcome.found, c.why, hit.literal_chars)
+                hit = ContextHit("fact", fact, None, True, outcome.found, c.why, hit.literal_chars)
         elif q is None and c.fact is not None:
-            hit = ContextHit("fact", f"{c.fact.kind} {c.fact.spec or c.fact.package or ''}".strip(), None, False, why=c.why)
+            hit = ContextHit("fact", fact, None, False, why=c.why)
         if q is None and c.fact is None:
             continue  # a context the index could not compile is reported by validation
         out.append(hit)

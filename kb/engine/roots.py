@@ -225,12 +225,32 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
     return [marked(e) for e in found]
 
 
+_TYPED = re.compile(r"([\w.]+(?:Error|Exception)):")
+
+
 def _said_after(text: str) -> str | None:
     """What a wrapper's message says after its own words ('Capture cuda graph failed: CUDA error:
     capturing stream has unjoined work'), when that is a message of its own, not a path or a count."""
     inner = text.strip().lstrip(":").strip().strip("'\"")
     words = [w for w in inner.split() if re.search(r"[A-Za-z]{2}", w)]
     return inner if len(words) >= 3 and sum(c.isalpha() for c in inner) >= 12 else None
+
+
+def _wrapped(line: str, colon_end: int | None) -> tuple[str, str | None] | None:
+    """The error a wrapper line prints after its own words, with its type if it has one: an
+    exception named after INLINE's words (a bare fragment such as "initialization failed" says too
+    little, and the wrapper's guide is the better answer), or the message after the colon a
+    wrapper signature ends with (`colon_end`: where that signature's match ends on the line)."""
+    text = line.strip()
+    inline = INLINE.search(text)
+    typed = _TYPED.match(text[inline.end():]) if inline else None
+    if typed:
+        return text[inline.end():], typed.group(1)
+    said = _said_after(line[colon_end:]) if colon_end is not None else None
+    if said:
+        typed = _TYPED.match(said)
+        return said, typed.group(1) if typed else None
+    return None
 
 
 def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset(),
@@ -242,20 +262,10 @@ def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset(),
         return None
     real = [e for e in found if not e.wrapper]
     e = real[0] if real else found[0]
-    text = paste.lines[e.index].text.strip()
-    inline = INLINE.search(text) if not real else None
-    inner = text[inline.end():] if inline else ""
-    exc = inner.split(":", 1)[0] if ":" in inner else None
-    # Only an inner exception with its type is the error itself; a bare fragment ("initialization
-    # failed") says too little, and the wrapper's guide is the better answer.
-    if exc and re.fullmatch(r"[\w.]+(?:Error|Exception)", exc):
-        return RootError(e.index, paste.lines[e.index].no, inner[:2000], exc, inner[:2000], e.modules, e.start,
-                         e.end, False, e.weak)
-    wrapper_ends = wrapper_ends or {}
-    said = _said_after(paste.lines[e.index].text[wrapper_ends[e.index]:]) if not real and e.index in wrapper_ends else None
-    if said:
-        exc = said.split(":", 1)[0] if re.match(r"[\w.]+(?:Error|Exception):", said) else None
-        return RootError(e.index, paste.lines[e.index].no, said[:2000], exc, said[:2000], e.modules, e.start,
+    inner = None if real else _wrapped(paste.lines[e.index].text, (wrapper_ends or {}).get(e.index))
+    if inner is not None:
+        text, exc = inner
+        return RootError(e.index, paste.lines[e.index].no, text[:2000], exc, text[:2000], e.modules, e.start,
                          e.end, False, e.weak)
     return RootError(e.index, paste.lines[e.index].no, paste.lines[e.index].text.strip()[:2000], e.exc_type,
                      e.message[:2000], e.modules, e.start, e.end, not real, e.weak)
