@@ -38,6 +38,7 @@ from kb.guides.load import GUIDES_DIR, load_guides  # noqa: E402
 from kb.engine.roots import NATIVE, WRAPPERS
 from kb.engine.tracebacks import KNOWN_PACKAGES
 from kb.engine.signature import TemplateError, compile_regex, compile_template  # noqa: E402
+from kb.evaluation.baselines import strings_in  # noqa: E402
 
 HEADER = "# yaml-language-server: $schema=../../schema/guide.schema.json\n"
 # A word that may be renamed: not part of a regex escape (\bword) nor glued to a placeholder.
@@ -80,16 +81,6 @@ def _signature_words(sources: list[dict]) -> list[str]:
     return sorted(words)
 
 
-def _texts(value) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _texts(v)]
-    if isinstance(value, list):
-        return [t for v in value for t in _texts(v)]
-    return []
-
-
 def _vocabulary(sources: list[dict]) -> list[str]:
     """Replacement words: what the real guides' errors and prose are made of, less the words a
     paste keeps as they are (a word of a raw error that no signature holds is never renamed, and a
@@ -99,8 +90,8 @@ def _vocabulary(sources: list[dict]) -> list[str]:
     kept: set[str] = set()
     for g in sources:
         for key in ("raw_errors", "near_misses"):
-            kept.update(w.lower() for t in _texts(g.get(key, [])) for w in _WORD.findall(t))
-        prose = _texts({k: v for k, v in g.items() if k not in ("signatures", "raw_errors", "near_misses", "references")})
+            kept.update(w.lower() for t in strings_in(g.get(key, [])) for w in _WORD.findall(t))
+        prose = strings_in({k: v for k, v in g.items() if k not in ("signatures", "raw_errors", "near_misses", "references")})
         for t in [r["text"] for r in g["raw_errors"]] + prose:
             words.update(w for w in _WORD.findall(t) if w.lower() not in _KEEP and w not in _FIELDS and len(w) <= 24)
     return sorted(w for w in words if w.lower() in sig or w.lower() not in kept)

@@ -8,13 +8,14 @@ from collections import Counter, defaultdict
 from kb.engine.index import Index, tokens
 from kb.engine.parse import last_error_line, parse
 
-def _strings(value) -> list[str]:
+def strings_in(value) -> list[str]:
+    """Every string in a nested structure of dicts, lists and tuples (a guide's dumped fields)."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
+        return [s for v in value.values() for s in strings_in(v)]
     if isinstance(value, (list, tuple)):
-        return [s for v in value for s in _strings(v)]
+        return [s for v in value for s in strings_in(v)]
     return []
 
 
@@ -26,7 +27,7 @@ class BM25:
         self.tf: dict[str, Counter] = {}
         df: Counter = Counter()
         for gid, g in index.guides.items():
-            toks = tokens(" ".join(_strings(g.model_dump(mode="json"))))
+            toks = tokens(" ".join(strings_in(g.model_dump(mode="json"))))
             self.tf[gid] = Counter(toks)
             df.update(set(toks))
         n = len(self.tf) or 1

@@ -108,10 +108,14 @@ TARGET_ANSWER, TARGET_FALSE_ANSWERS, TARGET_LIKELY = 0.95, 0.02, 0.90
 AT_START = "families.at-start.json"  # the family → guide map as it was when the set was scored first
 
 
-@lru_cache(maxsize=None)
 def labelled(folder: str, answers: bool, families: str = "families.json") -> dict:
     """`kb eval FOLDER` on today's matcher, or on the answers the matcher gave before the set was
     used (`--answers FOLDER/before.answers.jsonl`, kept in the folder)."""
+    return _labelled(folder, answers, families)  # one cache entry per set, with the default named or not
+
+
+@lru_cache(maxsize=None)
+def _labelled(folder: str, answers: bool, families: str) -> dict:
     from kb.evaluation.evaluate import read_answers
     from kb.evaluation.scoring import METHODS as ALL
     cases = read_cases(ROOT / folder, families)
@@ -150,9 +154,8 @@ def eval_engine_heldout() -> str:
                f"likely precision ≥ {pct(TARGET_LIKELY)}: {_met(now['likely_precision'], TARGET_LIKELY, True)}"
                + (" (on " + str(now["likely_given"]) + " likely answers)." if now["likely_given"] else "."))
     # The tier answers rarely on held-out pastes: count it on both held-out sets, not one.
-    t = labelled(TRAFFIC, False)["methods"]["matcher"]["labelled"]["held-out"]
-    given = now["likely_given"] + t["likely_given"]
-    right = round((now["likely_precision"] or 0) * now["likely_given"]) + t["likely_right"]
+    sets = (now_r["methods"]["matcher"]["labelled"]["all"], labelled(TRAFFIC, False)["methods"]["matcher"]["labelled"]["held-out"])
+    given, right = sum(g["likely_given"] for g in sets), sum(g["likely_right"] for g in sets)
     if given:
         targets += (f" On this set and the traffic set's held-out third together: {right} of {given} likely answers right"
                     f" ({pct(right / given)}), {_met(right / given, TARGET_LIKELY, True)}.")
