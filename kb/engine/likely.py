@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from rapidfuzz import fuzz
 
 from kb.engine.parse import parse
-from kb.engine.roots import RootError, root_error
+from kb.engine.roots import TYPED, RootError, root_error
 from kb.engine.textsim import literal_letters, mask, mask_template, words
 
 if TYPE_CHECKING:
@@ -136,7 +136,8 @@ def coverage(query: str, ref_text: str) -> float:
 
 
 def q_exc_of(root: RootError) -> str | None:
-    return short_type(root.exc_type) or (short_type(root.text.split(":", 1)[0]) if re.match(r"[\w.]+(?:Error|Exception):", root.text) else None)
+    typed = TYPED.match(root.text)
+    return short_type(root.exc_type) or (short_type(typed.group(1)) if typed else None)
 
 
 def find_likely(index: "Index", root: RootError | None, exclude: frozenset[str] = frozenset(),

@@ -225,7 +225,7 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
     return [marked(e) for e in found]
 
 
-_TYPED = re.compile(r"([\w.]+(?:Error|Exception)):")
+TYPED = re.compile(r"([\w.]+(?:Error|Exception)):")  # a message that starts with its exception's type
 
 
 def _said_after(text: str) -> str | None:
@@ -243,12 +243,12 @@ def _wrapped(line: str, colon_end: int | None) -> tuple[str, str | None] | None:
     wrapper signature ends with (`colon_end`: where that signature's match ends on the line)."""
     text = line.strip()
     inline = INLINE.search(text)
-    typed = _TYPED.match(text[inline.end():]) if inline else None
+    typed = TYPED.match(text[inline.end():]) if inline else None
     if typed:
         return text[inline.end():], typed.group(1)
     said = _said_after(line[colon_end:]) if colon_end is not None else None
     if said:
-        typed = _TYPED.match(said)
+        typed = TYPED.match(said)
         return said, typed.group(1) if typed else None
     return None
 
