@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 
 from kb.engine.parse import parse
 from kb.engine.roots import TYPED, RootError, root_error
-from kb.engine.textsim import literal_letters, mask, mask_template, words
+from kb.engine.textsim import MASKS, literal_letters, mask, mask_template, words
 
 if TYPE_CHECKING:
     from kb.engine.index import Index
@@ -37,7 +37,6 @@ MIN_LETTERS = 16  # a root error with less wording than this says too little to 
 TYPE_MISMATCH = 12.0  # two different exception types are seldom the same error
 CANDIDATES = 40
 MIN_COVERAGE = 0.85  # of the paste's error's words, weighted, that the guide's must have too
-_MASKS = ("n", "h", "p", "q")
 _QUOTED = re.compile(r"'[^'\n]{1,200}'|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`")
 
 
@@ -125,7 +124,7 @@ def coverage(query: str, ref_text: str) -> float:
     be cut too."""
     ref_words = set(words(ref_text))
     quoted = {w for q in _QUOTED.findall(query) for w in words(q)}
-    q_words = [w for w in words(query) if w not in _MASKS]
+    q_words = [w for w in words(query) if w not in MASKS]
     total = got = 0.0
     for i, w in enumerate(q_words):
         wt = 2.0 if w in quoted else 1.0

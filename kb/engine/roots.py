@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import re2
 from dataclasses import dataclass
 
-from kb.engine.parse import ErrorLine, Paste
+from kb.engine.parse import Paste
 
 # Messages that only report that something else failed. Guides mark their own wrapper
 # signatures too (Signature.wrapper); these are the ones every log of the stack prints.

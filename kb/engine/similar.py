@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kb.engine.roots import RootError
-from kb.engine.textsim import STACK_WORDS, mask, weight, words
+from kb.engine.textsim import MASKS, STACK_WORDS, mask, weight, words
 from kb.engine.tracebacks import FRAME_ANYWHERE
 
 if TYPE_CHECKING:
@@ -34,14 +34,12 @@ def query_words(paste: "Paste", root: RootError | None) -> list[str]:
         if f:
             files.append(f.group(1).lower())
     out += files[-6:] + [p.lower() for p in paste.modules]
-    return [w for w in dict.fromkeys(out) if w not in ("n", "h", "p", "q")]
+    return [w for w in dict.fromkeys(out) if w not in MASKS]
 
 
-def _idf(index: "Index", term: str) -> float:
-    plist = index._plist(term)
+def _idf(index: "Index", df: int) -> float:
     n = len(index.doc_len) or 1
-    df = len(plist) if plist else 0
-    return weight(term) * math.log(1 + (n - df + 0.5) / (df + 0.5))
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 def similar(index: "Index", paste: "Paste", root: RootError | None, exclude: set[str],
@@ -52,11 +50,13 @@ def similar(index: "Index", paste: "Paste", root: RootError | None, exclude: set
     query = query_words(paste, root)
     if not query:
         return []
-    idf = {t: _idf(index, t) for t in query}
+    # Each term's posting list is read (and, from the cache, unpacked) once, not once a candidate.
+    holders = {t: {g for g, _ in index._plist(t) or ()} for t in query}
+    idf = {t: weight(t) * _idf(index, len(holders[t])) for t in query}
     total = sum(idf.values()) or 1.0
     out: list[tuple[str, float, list[str]]] = []
     for gid, _ in index.similar(query, k * 3, frozenset(exclude)):
-        shared = [t for t in query if any(g == gid for g, _ in (index._plist(t) or ()))]
+        shared = [t for t in query if gid in holders[t]]
         informative = [t for t in shared if t not in STACK_WORDS]
         share = sum(idf[t] for t in shared) / total
         if len(informative) < MIN_SHARED or share < FLOOR:

@@ -19,6 +19,7 @@ _PLACEHOLDER = re.compile(r"\{(int|num|size|version|hex|path|quoted|word|ident|a
 _PH_MASK = {"int": "N", "num": "N", "size": "N", "version": "N", "hex": "H", "path": "P", "quoted": "Q",
             "word": " ", "ident": " ", "any": " "}
 MAX_MASKED = 400
+MASKS = ("n", "h", "p", "q")  # the words masking leaves for volatile values (numbers, hex, paths, quoted placeholders)
 
 
 def mask(text: str) -> str:
@@ -62,4 +63,4 @@ def weight(word: str) -> float:
 
 def literal_letters(masked: str) -> int:
     """How much wording a masked text still holds: its letters outside the mask tokens."""
-    return sum(len(w) for w in words(masked) if w not in ("n", "h", "p", "q"))
+    return sum(len(w) for w in words(masked) if w not in MASKS)
