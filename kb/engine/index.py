@@ -68,14 +68,18 @@ class Index:
     def contexts_of(self, p: Pattern) -> list[Pattern]:
         return [self.patterns[i] for i in self.contexts.get((p.guide, p.sig), ())]
 
-    def similar(self, query: list[str], k: int = 3, exclude: set[str] = frozenset()) -> list[tuple[str, float]]:
+    def idf(self, term: str, df: int) -> float:
+        """BM25's inverse document frequency of a term held by `df` guides, times how much the term says."""
         n = len(self.doc_len) or 1
+        return weight(term) * math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def similar(self, query: list[str], k: int = 3, exclude: set[str] = frozenset()) -> list[tuple[str, float]]:
         scores: Counter[str] = Counter()
         for term in set(query):
             plist = self._plist(term)
             if not plist:
                 continue
-            idf = weight(term) * math.log(1 + (n - len(plist) + 0.5) / (len(plist) + 0.5))
+            idf = self.idf(term, len(plist))
             for gid, tf in plist:
                 dl = self.doc_len[gid]
                 scores[gid] += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / self.avg_len))

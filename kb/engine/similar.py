@@ -7,12 +7,11 @@ empty list is a fine answer.
 """
 from __future__ import annotations
 
-import math
 import re
 from typing import TYPE_CHECKING
 
 from kb.engine.roots import RootError
-from kb.engine.textsim import MASKS, STACK_WORDS, mask, weight, words
+from kb.engine.textsim import MASKS, STACK_WORDS, mask, words
 from kb.engine.tracebacks import FRAME_ANYWHERE
 
 if TYPE_CHECKING:
@@ -37,11 +36,6 @@ def query_words(paste: "Paste", root: RootError | None) -> list[str]:
     return [w for w in dict.fromkeys(out) if w not in MASKS]
 
 
-def _idf(index: "Index", df: int) -> float:
-    n = len(index.doc_len) or 1
-    return math.log(1 + (n - df + 0.5) / (df + 0.5))
-
-
 def similar(index: "Index", paste: "Paste", root: RootError | None, exclude: set[str],
             k: int) -> list[tuple[str, float, list[str]]]:
     """(guide, share of the query's weight it shares, the informative words shared), best first."""
@@ -52,7 +46,7 @@ def similar(index: "Index", paste: "Paste", root: RootError | None, exclude: set
         return []
     # Each term's posting list is read (and, from the cache, unpacked) once, not once a candidate.
     holders = {t: {g for g, _ in index._plist(t) or ()} for t in query}
-    idf = {t: weight(t) * _idf(index, len(holders[t])) for t in query}
+    idf = {t: index.idf(t, len(holders[t])) for t in query}
     total = sum(idf.values()) or 1.0
     out: list[tuple[str, float, list[str]]] = []
     for gid, _ in index.similar(query, k * 3, frozenset(exclude)):
