@@ -107,11 +107,15 @@ class Scores:
                 "worst_ms": round(max(self.times_ms), 3) if self.times_ms else None}
 
 
-def scores(outcomes: list[Outcome]) -> dict:
+def tally(outcomes: list[Outcome]) -> Scores:
     s = Scores()
     for o in outcomes:
         s.add(o)
-    return s.as_dict()
+    return s
+
+
+def scores(outcomes: list[Outcome]) -> dict:
+    return tally(outcomes).as_dict()
 
 
 def run_method(name: str, index: Index, cases: list[Case], bm25: BM25 | None = None,
@@ -153,11 +157,11 @@ def labelled_entry(outcomes: list[Outcome], top_families: int = 15) -> dict:
         covered = sum(o.case.expect is not None for o in sel)
         rate = (lambda a: round(a / n, 4)) if n else (lambda a: None)
         uncovered = Counter(o.case.family or "(no error in the paste)" for o in sel if o.case.expect is None)
+        counted = tally(sel)
         out[split] = {"cases": n, "coverage": rate(covered), "right_first": rate(sum(o.right for o in sel)),
                       "right_first_of_covered": round(sum(o.right for o in sel) / covered, 4) if covered else None,
-                      "false_answers": rate(sum(o.false_answer for o in sel)),
-                      "likely_given": sum(o.first_confidence == "likely" for o in sel),
-                      "likely_right": sum(o.first_confidence == "likely" and o.right for o in sel),
+                      "false_answers": rate(counted.false_answers),
+                      "likely_given": counted.likely_given, "likely_right": counted.likely_right,
                       "uncovered_families": uncovered.most_common(top_families)}
     return out
 
