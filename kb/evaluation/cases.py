@@ -28,7 +28,10 @@ class Case:
     also: tuple[str, ...] = ()  # other guides that answer it as well (a family's refinements)
 
 
-def read_cases(path: str | Path, families: str = "families.json") -> list[Case]:
+FAMILIES = "families.json"  # a labelled set's map of which guide covers each family
+
+
+def read_cases(path: str | Path, families: str = FAMILIES) -> list[Case]:
     """The cases of a JSONL file, or of a labelled set: a folder with cases.jsonl, whose
     rows name a `family`, and families.json, which says which guide covers each family
     (a family absent from it has no guide yet, so such a case expects no answer). `families`
@@ -54,7 +57,7 @@ def _rows(path: Path) -> list[dict]:
     return rows
 
 
-def _read_labelled(folder: Path, name: str = "families.json") -> list[Case]:
+def _read_labelled(folder: Path, name: str) -> list[Case]:
     try:
         families = json.loads((folder / name).read_text(encoding="utf-8"))["covered"]
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from kb.engine.index import load_index
-from kb.evaluation.cases import read_cases, variants
+from kb.evaluation.cases import FAMILIES, read_cases, variants
 from kb.evaluation.scoring import METHODS, Ranked, evaluate
 from kb.guides.load import GUIDES_DIR
 
@@ -106,7 +106,7 @@ def read_answers(path: str | Path) -> dict[str, Ranked]:
 def main(args) -> int:
     index = load_index(getattr(args, "guides", None) or GUIDES_DIR)
     try:
-        cases = read_cases(args.cases, getattr(args, "families", None) or "families.json")
+        cases = read_cases(args.cases, getattr(args, "families", None) or FAMILIES)
         if getattr(args, "split", None):
             cases = [c for c in cases if c.split == args.split]
         answers = read_answers(args.answers) if getattr(args, "answers", None) else None

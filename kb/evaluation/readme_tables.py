@@ -11,7 +11,7 @@ from functools import lru_cache
 from kb import ROOT
 from kb.authoring.readme_blocks import block, pct, result_file, table
 from kb.engine.index import load_index
-from kb.evaluation.cases import VARIANTS, read_cases, variants
+from kb.evaluation.cases import FAMILIES, VARIANTS, read_cases, variants
 from kb.evaluation.scoring import evaluate
 
 DEV = "tests/data/cases.jsonl"
@@ -108,7 +108,7 @@ TARGET_ANSWER, TARGET_FALSE_ANSWERS, TARGET_LIKELY = 0.95, 0.02, 0.90
 AT_START = "families.at-start.json"  # the family → guide map as it was when the set was scored first
 
 
-def labelled(folder: str, answers: bool, families: str = "families.json") -> dict:
+def labelled(folder: str, answers: bool, families: str = FAMILIES) -> dict:
     """`kb eval FOLDER` on today's matcher, or on the answers the matcher gave before the set was
     used (`--answers FOLDER/before.answers.jsonl`, kept in the folder)."""
     return _labelled(folder, answers, families)  # one cache entry per set, with the default named or not
@@ -136,7 +136,7 @@ def eval_engine_heldout() -> str:
     head = [f"{n} held-out pastes", "expect a guide + none", "top-1 (match)", "top-1 (match or likely)", "likely right",
             "false answers"]
     rows, now_r = [], labelled(ENGINE, False)
-    for families, labels in ((AT_START, "families of the 56 guides"), ("families.json", "families of today's guides")):
+    for families, labels in ((AT_START, "families of the 56 guides"), (FAMILIES, "families of today's guides")):
         for answers, who in ((True, "before: the matcher as it was (commit 1a6bec1, 56 guides)"),
                              (False, f"after: today's matcher ({now_r['guides']} guides)")):
             g = labelled(ENGINE, answers, families)["methods"]["matcher"]["all"]
