@@ -23,15 +23,15 @@ def _fix(f: Fix) -> str:
 
 
 def causes(g: Guide) -> None:
-    fits = _fits(g)
+    fits = {c.index: c for c in result_card.opened_match_causes(g.id)}  # which causes the user's numbers point to
     for i, c in enumerate(g.causes):
+        fit = fits.get(i)
         head = f":{CONFIDENCE_COLOUR[c.confidence]}-badge[{esc(t(c.confidence))}] "
-        if fits.get(i) is True:
+        if fit is not None and fit.fits is True:
             head += f":green-badge[{esc(t('cause_fits'))}] "
         st.markdown(head + prose(text(c.text, lang())))
-        if i in fits and fits[i] is not None:
-            says = next(x for x in result_card.opened_match_causes(g.id) if x.index == i)
-            st.caption(esc(says.says_zh if lang() == "zh" else says.says_en))
+        if fit is not None and fit.fits is not None:
+            st.caption(esc(fit.says(lang())))
         if c.fixed_in:
             st.caption(f"{esc(t('fixed_in'))}: " + ", ".join(_fix(f) for f in c.fixed_in))
         quotes = [e for e in c.evidence if isinstance(e, Evidence) and e.quote]
@@ -41,10 +41,6 @@ def causes(g: Guide) -> None:
                     who = SPEAKER.get(e.by or "", (e.by or "", e.by or ""))[1 if lang() == "zh" else 0]
                     st.markdown(esc(t("said_by", who=who, ref=e.ref)))
                     st.code(e.quote, language=None, wrap_lines=True)
-
-
-def _fits(g: Guide) -> dict[int, bool | None]:
-    return {c.index: c.fits for c in result_card.opened_match_causes(g.id)}
 
 
 def fixed_and_reproduced(g: Guide) -> None:

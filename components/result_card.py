@@ -13,7 +13,7 @@ from components.i18n import UI, lang, t
 from components.markup import clip, esc, literal, prose
 from components.state import get_index, open_guide
 from kb.engine.aspasted import as_pasted
-from kb.engine.match import Match, Result, Span
+from kb.engine.match import ANSWERING, Match, Result, Span
 from kb.engine.parse import Line
 from kb.engine.reasons import word
 from kb.guides.render import text
@@ -65,7 +65,7 @@ def values_and_causes(m: Match) -> None:
         st.markdown(f"**{esc(t('your_values'))}:** " + ", ".join(f"{esc(n)} {literal(v.text)}" for n, v in m.values.items()))
     for c in m.causes:
         if c.fits is not None:
-            says = c.says_zh if lang() == "zh" else c.says_en
+            says = c.says(lang())
             badge = f":green-badge[{esc(t('cause_fits'))}]" if c.fits else f":gray-badge[{esc(t('cause_not_fits'))}]"
             st.markdown(f"{badge} {esc(says)}")
 
@@ -127,7 +127,7 @@ def render_card(result: Result, m: Match, rank: int, raw_lines: list[str]) -> No
         if shown:
             with st.expander(t("details")):
                 st.markdown("  \n".join(literal(p) for p in shown))
-        answers = m.confidence in ("match", "likely")
+        answers = m.confidence in ANSWERING
         if st.button(t("open_guide"), key=f"open:{m.guide_id}", type="primary" if rank == 0 and answers else "secondary"):
             st.session_state["from_results"] = m.guide_id
             open_guide(m.guide_id)

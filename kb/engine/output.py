@@ -31,7 +31,7 @@ def match_dict(m: Match, paste: Paste, lang: str = "en", verbose: bool = False) 
     if m.values:
         explanation["values"] = {n: v.text for n, v in m.values.items()}
     if m.causes:
-        explanation["causes"] = [{"cause": c.index, "fits": c.fits, **({"says": c.says_zh if lang == "zh" else c.says_en}
+        explanation["causes"] = [{"cause": c.index, "fits": c.fits, **({"says": c.says(lang)}
                                                                        if c.fits is not None else {})}
                                  for c in m.causes]
     if m.likely is not None:
@@ -89,7 +89,7 @@ def result_text(result: Result, guides: Mapping[str, Guide], lang: str = "en", v
             lines.append("     values: " + ", ".join(f"{n_}={v.text}" for n_, v in m.values.items()))
         for c in m.causes:
             if c.fits:
-                lines.append(f"     fits cause {c.index + 1}: {c.says_zh if lang == 'zh' else c.says_en}")
+                lines.append(f"     fits cause {c.index + 1}: {c.says(lang)}")
         if m.evidence and m.confidence != "likely":
             for s in m.evidence.spans:
                 line = result.paste.lines[s.line]

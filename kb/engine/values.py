@@ -44,6 +44,9 @@ class CauseFit:
     says_en: str
     says_zh: str
 
+    def says(self, lang: str) -> str:
+        return self.says_zh if lang == "zh" else self.says_en
+
 
 def number(text: str, kind: str) -> float | None:
     if kind == "size":
