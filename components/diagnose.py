@@ -11,17 +11,16 @@ import hashlib
 
 import streamlit as st
 
-from components import env_panel, guide_view
+from components import env_panel, guide_view, upstream_view
 from components.diagnose_io import with_upload
 from components.i18n import lang, t
 from components.markup import esc, literal
 from components.result_card import render_card
 from components.state import get_index, requested_guide, show_in_url
 from kb.authoring.skeleton import skeleton
-from kb.engine import completeness, upstream
+from kb.engine import completeness
 from kb.engine.aspasted import split_lines
 from kb.engine.match import Result, match
-from kb.feedback.redact import redact
 
 
 def page() -> None:
@@ -91,27 +90,17 @@ def show_result(result: Result, raw_lines: list[str]) -> None:
         st.warning(t("no_guide_yet") if result.root is not None else t("no_match"))
         if result.root is not None:
             st.markdown(f"{esc(t('root_error', line=result.root.no))}  \n" + literal(result.root.text[:500]))
-        _upstream(result)
+        upstream_view.render(result, answered=False)
         if result.matches:
             st.markdown(t("help_intro") if result.matches[0].confidence == "help" else t("similar_intro"))
         else:
             st.markdown(t("no_similar"))
     for n, m in enumerate(result.matches):
         render_card(result, m, n, raw_lines)
-    if not result.confident:
+    if result.confident:
+        upstream_view.render(result, answered=True)  # a newer report may know more than the guide
+    else:
         _unmatched(result)
-
-
-def _upstream(result: Result) -> None:
-    """A search of the upstream project's issues for the root error line, in a new tab."""
-    project = upstream.project_of(result.paste)
-    line = result.root.text if result.root is not None else upstream.root_error_line(result.paste)
-    # Secrets, addresses and user names are out before anything leaves for GitHub.
-    url = upstream.issue_search_url(project, redact(line)) if project and line else None
-    if url is None:
-        return
-    st.caption(t("upstream", repo=project.name))
-    st.link_button(t("upstream_link", repo=project.name), url, icon=":material/open_in_new:")
 
 
 def _unmatched(result: Result) -> None:

@@ -56,11 +56,22 @@ UI: dict[str, tuple[str, str]] = {
     "all_results": ("← All results for your paste", "← 返回你粘贴内容的全部结果"),
     "kept_upload": ("Still using {name}, uploaded earlier.", "仍在使用之前上传的 {name}。"),
     "forget_upload": ("Remove it", "移除"),
-    "upstream": ("No guide yet, but others may have met this error: search {repo}'s issues for it (opens GitHub in a new tab; "
-                 "the search holds the error line without paths or numbers).",
+    "upstream": ("No guide yet, but others may have met this error: search the issues of {repo} for it (opens GitHub in a new tab; "
+                 "the search holds the error line without paths, names or numbers).",
                  "还没有对应的指南，但别人可能遇到过：在 {repo} 的 issue 中搜索（在新标签页打开 GitHub；"
-                 "搜索内容是去掉路径和数字后的报错行）。"),
+                 "搜索内容是去掉路径、名称和数字后的报错行）。"),
     "upstream_link": ("Search {repo} issues", "搜索 {repo} 的 issue"),
+    "upstream_answered": ("Others' reports of this error upstream, which may be newer than the guide: search the issues of {repo} "
+                          "(opens GitHub in a new tab; the search holds the error line without paths, names or numbers).",
+                          "上游的同类报告可能比指南更新：在 {repo} 的 issue 中搜索（在新标签页打开 GitHub；"
+                          "搜索内容是去掉路径、名称和数字后的报错行）。"),
+    "upstream_looking": ("Looking up upstream reports…", "正在查询上游报告…"),
+    "upstream_lookup_failed": ("The look-up of upstream reports failed: {reason}.", "查询上游报告失败：{reason}。"),
+    "upstream_none": ("No report in {repo} matches these words yet.", "{repo} 中还没有与这些词匹配的报告。"),
+    "upstream_reports": ("Top reports in {repo}:", "{repo} 中最相关的报告："),
+    "upstream_open": ("open", "未关闭"),
+    "upstream_closed": ("closed", "已关闭"),
+    "upstream_closed_by": ("closed by", "关闭它的 PR"),
     "matched_lines": ("Matched lines", "匹配的行"),
     "line": ("line", "行"),
     "status": ("Status", "状态"),

@@ -109,8 +109,14 @@ def cmd_match(args) -> int:
         env = res.env
     else:
         checks = None
+    links = upstream_links(res)
     if args.json:
         out = result_dict(res, args.lang, args.verbose)
+        out["upstream"] = [{"project": ln.project.name, "repo": ln.project.repo, "query": ln.query, "url": ln.url}
+                           for ln in links]
+        live = live_reports(links)
+        if live is not None:
+            out["upstream_reports"] = live
         if checks is not None:
             from kb.engine.envfit import checks_dict
             out = checks_dict(out, res, checks, env, args.lang)
@@ -120,7 +126,37 @@ def cmd_match(args) -> int:
         if checks is not None:
             from kb.engine.envfit import checks_text
             sys.stdout.write(checks_text(res, checks, args.lang))
+        for ln in links:
+            sys.stdout.write(f"upstream reports ({ln.project.name}): {ln.url}\n")
+        live = live_reports(links)
+        for r in (live or {}).get("reports", []):
+            by = f", closed by #{r['closed_by']['number']}" if r.get("closed_by") else ""
+            sys.stdout.write(f"  {r['ref']} [{r['state']}{by}] {printable(r['title'])}\n")
+        if live and live.get("error"):
+            sys.stdout.write(f"  upstream look-up: {live['error']}\n")
     return _match_status([res])
+
+
+def live_reports(links: list) -> dict | None:
+    """The live look-up of the first project's issues, when KB_GITHUB_LOOKUP switches it on."""
+    from kb.lookup.github import from_environment
+    lookup = from_environment()
+    if lookup is None or not links:
+        return None
+    f = lookup.search(links[0].project.repo, links[0].query)
+    return {"repo": f.repo, "query": f.query, "error": f.error,
+            "reports": [{"ref": r.ref, "title": r.title, "state": r.state, "url": r.url,
+                         "closed_by": {"number": r.closed_by.number, "title": r.closed_by.title, "url": r.closed_by.url}
+                         if r.closed_by else None} for r in f.reports]}
+
+
+def upstream_links(res) -> list:
+    """Searches of the upstream projects' issues for the root error, redacted first: the link
+    carries the words to GitHub when it is opened."""
+    from kb.engine import upstream
+    from kb.feedback.redact import redact
+    line = res.root.text if res.root is not None else upstream.root_error_line(res.paste)
+    return upstream.links(res.paste, redact(line) if line else None)
 
 
 def cmd_validate(args) -> int:

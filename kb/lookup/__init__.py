@@ -1,0 +1,1 @@
+"""Look-ups outside this process: upstream issue trackers, off unless configured."""
