@@ -152,3 +152,13 @@ def test_match_json_gives_every_result_its_tier_and_scope(index):
     for m in out["matches"]:
         assert m["tier"] in TIERS and m["scope"] in ("specific", "class") and m["tier"] == m["confidence"]
         assert ("triage" in m) == (m["tier"] == "triage")
+
+
+@pytest.mark.parametrize("paste", ["pastes/sglang8131-cugreenctx-undefined-symbol.log", "pastes/tilelang182-cutensormap-undefined-symbol.log",
+                                   "pastes/sglang271-device-side-assert-index-kernel.log"])
+@pytest.mark.parametrize("env", [None, ENV_REPORT], ids=["no-report", "report"])
+def test_triage_reasons_in_chinese_have_no_stray_spaces(index, paste, env):
+    res = match(index, read(paste), env_report=env)
+    for m in result_dict(res, "zh")["matches"]:
+        for r in m["explanation"]["reasons"]:
+            assert not re.search(r"[\u4e00-\u9fff\uff09] +[\u4e00-\u9fff]", r), r

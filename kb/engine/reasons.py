@@ -120,7 +120,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "triage_symbol": {
         "en": "{library} needs the symbol {symbol}, which {owner} exports; the one loaded does not have it.",
-        "zh": "{library} 需要符号 {symbol}，它由 {owner_zh} 导出；实际加载的版本中没有它。",
+        "zh": "{library} 需要符号 {symbol}，它由{owner_zh}导出；实际加载的版本中没有它。",
     },
     "triage_versions": {
         "en": "Versions in your environment report: {versions}.",
@@ -128,7 +128,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "triage_no_report": {
         "en": "Paste an environment report (pip list, nvidia-smi, python -m torch.utils.collect_env) to see the versions of {packages}.",
-        "zh": "粘贴环境报告（pip list、nvidia-smi、python -m torch.utils.collect_env）即可看到 {packages_zh} 的版本。",
+        "zh": "粘贴环境报告（pip list、nvidia-smi、python -m torch.utils.collect_env）即可看到{packages_zh}的版本。",
     },
     "env_fits": {
         "en": "Environment fits: {what}.",

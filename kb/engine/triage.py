@@ -180,13 +180,22 @@ def version(env: EnvRecord | None, package: str) -> str | None:
     return None
 
 
-# Who exports a symbol, in words for the reasons (en, zh).
-OWNER_WORDS = {"torch": ("torch (libtorch, libc10)", "torch（libtorch、libc10）"),
+# Who exports a symbol, in words for the reasons (en, zh). The Chinese sentence puts it right after
+# 由: a name in Latin letters brings its own space before it, Chinese words none.
+OWNER_WORDS = {"torch": ("torch (libtorch, libc10)", " torch（libtorch、libc10）"),
                "CUDA driver": ("the CUDA driver API (libcuda.so, installed with the NVIDIA driver, not with torch)",
-                               "CUDA 驱动 API（libcuda.so，随 NVIDIA 驱动安装，而不是随 torch 安装）"),
-               "CUDA runtime": ("the CUDA runtime (libcudart)", "CUDA 运行时（libcudart）"),
-               "NCCL": ("NCCL (libnccl)", "NCCL（libnccl）"),
-               "Python": ("the Python interpreter (libpython)", "Python 解释器（libpython）")}
+                               " CUDA 驱动 API（libcuda.so，随 NVIDIA 驱动安装，而不是随 torch 安装）"),
+               "CUDA runtime": ("the CUDA runtime (libcudart)", " CUDA 运行时（libcudart）"),
+               "NCCL": ("NCCL (libnccl)", " NCCL（libnccl）"),
+               "Python": ("the Python interpreter (libpython)", " Python 解释器（libpython）")}
+
+
+_ZH = {"NVIDIA driver": "NVIDIA 驱动"}
+
+
+def _spaced(zh: str) -> str:
+    """`zh` to stand between Chinese words: a space on each side that is a Latin letter or digit."""
+    return (" " if zh[:1].isascii() else "") + zh + (" " if zh[-1:].isascii() else "")
 
 
 def notes(t: Triage, paste: Paste) -> list[tuple[str, dict]]:
@@ -209,11 +218,11 @@ def notes(t: Triage, paste: Paste) -> list[tuple[str, dict]]:
     if t.versions:
         if t.report:
             en = ", ".join(f"{n} {v}" if v else f"{n} (not listed)" for n, v in t.versions)
-            zh = "，".join(f"{n} {v}" if v else f"{n}（未列出）" for n, v in t.versions)
+            zh = "，".join(f"{_ZH.get(n, n)} {v}" if v else f"{_ZH.get(n, n)}（未列出）" for n, v in t.versions)
             out.append(("triage_versions", {"versions": en, "versions_zh": zh}))
         else:
             out.append(("triage_no_report", {"packages": ", ".join(n for n, _ in t.versions),
-                                             "packages_zh": "、".join(n for n, _ in t.versions)}))
+                                             "packages_zh": _spaced("、".join(_ZH.get(n, n) for n, _ in t.versions))}))
     return out
 
 
