@@ -87,14 +87,18 @@ def show_result(result: Result, raw_lines: list[str]) -> None:
     for code, values in completeness.cut_notes(result.paste):
         st.info(completeness.word(code, lang(), **values))
     if not result.confident:
-        st.warning(t("no_guide_yet") if result.root is not None else t("no_match"))
+        lead = result.matches[0].tier if result.matches else None
+        if result.triaged:  # a class guide's procedure leads: said as such, not as "no guide"
+            st.info(lead.introduces(lang()))
+        else:
+            st.warning(t("no_guide_yet") if result.root is not None else t("no_match"))
         if result.root is not None:
             st.markdown(f"{esc(t('root_error', line=result.root.no))}  \n" + literal(result.root.text[:500]))
         upstream_view.render(result, answered=False)
-        if result.matches:
-            st.markdown(t("help_intro") if result.matches[0].confidence == "help" else t("similar_intro"))
-        else:
+        if lead is None:
             st.markdown(t("no_similar"))
+        elif not result.triaged:
+            st.markdown(lead.introduces(lang()) or "")
     for n, m in enumerate(result.matches):
         render_card(result, m, n, raw_lines)
     if result.confident:

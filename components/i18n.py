@@ -1,4 +1,4 @@
-"""Every UI label in English and Chinese."""
+"""Every UI label in English and Chinese; the tiers' badges and introductions are in the tier registry (kb.engine.tiers)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -27,13 +27,8 @@ UI: dict[str, tuple[str, str]] = {
     "decoded_with_replacements": ("The file is not valid UTF-8; unreadable bytes were replaced.", "文件不是有效的 UTF-8，无法识别的字节已被替换。"),
     "truncated": ("Only part of the input was analysed: {note}", "只分析了部分输入：{note}"),
     "results": ("Results", "结果"),
-    "match": ("Match", "匹配"),
-    "similar": ("Similar — not a match", "相似（非匹配）"),
-    "tier_likely": ("Likely — no exact match", "很可能（非精确匹配）"),
-    "tier_help": ("Helps read the log — not the answer", "帮助阅读日志（不是答案）"),
     "no_guide_yet": ("No guide for this error yet.", "这个报错目前还没有指南。"),
     "root_error": ("The root error, on line {line} of your paste:", "根因错误，在你粘贴内容的第 {line} 行："),
-    "help_intro": ("Not the answer, but these guides help read the rest of the log:", "不是答案，但以下指南有助于阅读日志的其余部分："),
     "details": ("Details: the patterns behind these reasons", "详情：这些理由背后的模式"),
     "your_values": ("Your numbers", "你的数值"),
     "cause_fits": ("Fits your paste", "符合你的粘贴内容"),
@@ -46,7 +41,6 @@ UI: dict[str, tuple[str, str]] = {
     "said_by": ("{who} in {ref}", "{ref} 中的{who}"),
     "score": ("score", "得分"),
     "no_match": ("No guide matches this error with confidence.", "没有任何指南能可靠地匹配这个报错。"),
-    "similar_intro": ("These guides are only similar; check them with care:", "以下指南只是相似，请谨慎参考："),
     "no_similar": ("No similar guide either.", "也没有相似的指南。"),
     "new_guide": ("Start a new guide from this error", "用这个报错新建指南"),
     "new_guide_help": ("A guide skeleton with signatures proposed from your paste; secrets, addresses and user names are removed.",

@@ -9,20 +9,19 @@ from __future__ import annotations
 import streamlit as st
 
 from components import env_panel
-from components.i18n import UI, lang, t
+from components.i18n import lang, t
 from components.markup import clip, esc, literal, prose
 from components.state import get_index, open_guide
 from kb.engine.aspasted import as_pasted
-from kb.engine.match import ANSWERING, Match, Result, Span
+from kb.engine.match import Match, Result, Span
 from kb.engine.parse import Line
 from kb.engine.reasons import word
+from kb.engine.tiers import TIERS
 from kb.guides.render import text
 
 CONTEXT_LINES = 2
 MAX_SHOWN = 300  # characters of one pasted line; a longer one is cut around what matched
 SUMMARY_CHARS = 400
-BADGE_COLOUR = {"match": "green", "likely": "blue", "help": "orange", "similar": "gray"}
-BADGE_LABEL = {"likely": "tier_likely", "help": "tier_help"}  # the tiers' labels; "match" and "similar" have their own
 STATUS_COLOUR = {"fixed": "green", "workaround": "orange", "unresolved": "red"}
 # Values of a reason that are guide syntax (templates, regexes): code, so shown as written.
 CODE_VALUES = {"pattern"}
@@ -30,9 +29,11 @@ _HIT = '{foreground="#9a3412" background="rgba(251,146,60,0.45)"}'
 
 
 def confidence_badge(confidence: str) -> str:
-    key = BADGE_LABEL.get(confidence, confidence)
-    name = t(key) if key in UI else confidence
-    return f":{BADGE_COLOUR.get(confidence, 'blue')}-badge[{esc(name)}]"
+    """The tier's badge, in its colour and words (kb.engine.tiers)."""
+    tier = TIERS.get(confidence)
+    if tier is None:
+        return f":blue-badge[{esc(confidence)}]"
+    return f":{tier.badge}-badge[{esc(tier.says(lang()))}]"
 
 
 def _reason(code: str, values: dict) -> str:
@@ -127,8 +128,9 @@ def render_card(result: Result, m: Match, rank: int, raw_lines: list[str]) -> No
         if shown:
             with st.expander(t("details")):
                 st.markdown("  \n".join(literal(p) for p in shown))
-        answers = m.confidence in ANSWERING
-        if st.button(t("open_guide"), key=f"open:{m.guide_id}", type="primary" if rank == 0 and answers else "secondary"):
+        # The first result is the one to open when it answers, or when it is the triage procedure to follow.
+        leads = rank == 0 and m.tier.addresses
+        if st.button(t("open_guide"), key=f"open:{m.guide_id}", type="primary" if leads else "secondary"):
             st.session_state["from_results"] = m.guide_id
             open_guide(m.guide_id)
             st.rerun()

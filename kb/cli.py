@@ -247,12 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--guides", metavar="DIR", help="guides folder (default: guides/)")
 
     sp = add("match", "Rank the guides for a pasted error, with explanations.", cmd_match)
-    sp.epilog = ("Exit status, as grep's: 0 when a guide answers, with confidence match or likely (for --jsonl: any case), "
-                 "1 when none does (only help or similar guides, or none), 2 on an error (no such file, a file that is not "
-                 "text, a bad --jsonl line).")
+    sp.epilog = ("Each result has a tier: match, likely, triage (a class guide's procedure for the error's family, "
+                 "ranked under any specific answer), help or similar; and its guide's scope: specific or class. "
+                 "Exit status, as grep's: 0 when a guide answers, with tier match or likely (for --jsonl: any case), "
+                 "1 when none does (only triage, help or similar guides, or none), 2 on an error (no such file, a file "
+                 "that is not text, a bad --jsonl line).")
     sp.add_argument("file", metavar="FILE", help="the paste, or - for standard input")
     fmt = sp.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "confidence", "explanation"}], "root_error": {"line", "text", "covered"}}, best first')
+    fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "tier", "confidence" (= tier), "scope", "explanation", "triage" (class guides)}], "root_error": {"line", "text", "covered", "triage"}}, best first')
     fmt.add_argument("--jsonl", action="store_true", help='FILE holds {"id", "text"} per line; print {"id", "matches"} per line')
     sp.add_argument("--env", metavar="REPORT", help="an environment report (vllm collect-env, pip list, nvidia-smi, …) to evaluate the guides' checks against; one inside FILE is read too")
     sp.add_argument("--verbose", action="store_true", help="also show the patterns behind each reason")

@@ -243,6 +243,7 @@ class Guide(_Model):
     component: str = Field(description="The component folder the guide lives in: vllm, sglang, flashinfer, pytorch, cuda, nccl, transformers, packaging, …", pattern=r"^[a-z0-9][a-z0-9-]{1,39}$")
     summary: L10n = Field(description="Quick conclusion: one paragraph saying what happened and what to do.")
     status: Literal["fixed", "workaround", "unresolved"] = Field(description="'fixed' when a release fixes it, 'workaround' when only a workaround is known, 'unresolved' when neither.")
+    scope: Literal["specific", "class"] = Field(description="'specific' when the guide names one mechanism: its signature (with the context it requires) tells what went wrong, and the fix follows from it; it may answer 'match'. 'class' when it covers a family of mechanisms that print the same error (API drift between two packages, an undefined symbol, a shape error inside a library, a message that only reports another error): its procedure finds which mechanism it is. A class guide answers in the 'triage' tier, worded and badged as a triage procedure and filled in from the paste's traceback, never as 'match', and ranks under any specific answer.")
     fastest_fix: L10n = Field(description="The quickest known way out, or a plain statement that none is confirmed.")
     caveats: list[L10n] = Field(default_factory=list, description="What the fix does not cover; traps.")
     applies_to: AppliesTo = Field(default_factory=AppliesTo, description="Versions, hardware and settings the guide applies to.")

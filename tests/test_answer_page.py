@@ -15,14 +15,31 @@ def _repro(script: str, *args: str) -> str:
     return next(r["output"] for r in REPRO["runs"] if r["script"] == script and r["args"] == list(args))
 
 
-def test_a_cut_error_line_is_answered_as_likely_with_what_was_close():
+def test_an_issue_title_with_half_a_message_is_answered_as_likely_with_what_was_close():
+    at = app()
+    at.text_area(key="paste").input("ValueError: Bfloat16 is only supported on GPUs with compute capability").run()
+    no_crash(at)
+    shown = texts(at)
+    assert ":blue-badge[Likely — no exact match]" in shown and "reads like this guide's error" in shown
+    assert "No guide for this error yet." not in shown
+
+
+def test_a_class_guide_is_shown_as_a_triage_procedure_never_as_a_match():
+    # A cut illegal-memory-access line: the likely tier finds the guide, which covers a family of kernel faults.
     line = next(ln for ln in _repro("cuda-illegal-memory-access").splitlines() if "illegal memory access" in ln)
     at = app()
     at.text_area(key="paste").input(line[: line.index("was") + 3]).run()
     no_crash(at)
     shown = texts(at)
-    assert "Likely — no exact match" in shown and "reads like this guide's error" in shown
-    assert "No guide for this error yet." not in shown
+    assert ":violet-badge[Triage procedure — for this family of errors, not a diagnosis]" in shown
+    assert ":green-badge[Match]" not in shown and "No guide names this error's exact cause" in shown
+    assert "This guide covers a family of errors, not one mechanism" in shown
+    # The card keeps its widget key, and the procedure is the result to open.
+    button = next(b for b in at.button if b.key == "open:cuda-illegal-memory-access")
+    assert button.proto.type == "primary"
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert ":violet-badge[排查流程：针对这一类错误，并非确诊]" in texts(at)
 
 
 def test_patterns_are_behind_the_details_toggle_not_in_the_reasons():

@@ -27,15 +27,18 @@ def test_wrapper_with_an_uncovered_root_error_is_not_the_answer(index):
     wrapper = next(m for m in res.matches if m.guide_id == "torchrun-childfailederror-wrapper")
     assert wrapper.confidence == "help"
     out = result_dict(res)
-    assert out["root_error"] == {"line": 1, "text": "Exception: expected value at line 1 column 1", "covered": False}
+    assert out["root_error"] == {"line": 1, "text": "Exception: expected value at line 1 column 1", "covered": False,
+                                 "triage": False}
     assert any("No guide covers it yet" in n for n in out["notes"])
 
 
-def test_a_paste_of_nothing_but_the_wrapper_is_answered_by_the_wrapper_guide(index):
+def test_a_paste_of_nothing_but_the_wrapper_gets_the_wrapper_guides_triage_procedure(index):
+    # A wrapper only reports another error: its guide (a class guide) is the procedure to find it, not a match.
     text = read("pastes/firefly32-torchrun-json-error.log").split("\n", 1)[1]  # the launcher's lines only
     res = match(index, text)
-    assert res.answer is not None and res.answer.guide_id == "torchrun-childfailederror-wrapper"
-    assert res.root.wrapper_only and res.covered
+    assert ranking(res)[0] == ("torchrun-childfailederror-wrapper", "triage")
+    assert res.answer is None and res.triaged
+    assert res.root.wrapper_only and not res.covered
 
 
 def test_the_error_a_wrapper_prints_after_its_colon_is_the_root(index):
@@ -45,12 +48,12 @@ def test_the_error_a_wrapper_prints_after_its_colon_is_the_root(index):
     res = match(index, next(n.text for n in g.near_misses if n.source == "sgl-project/sglang#4205"))
     assert res.root.text.startswith("[../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection cl")
     assert res.answer is None and ("sglang-capture-cuda-graph-failed", "help") in ranking(res)
-    # The same wrapper with nothing after its colon (sgl-project/sglang#11218) is the answer itself.
+    # The same wrapper with nothing after its colon (sgl-project/sglang#11218) leads, as its triage procedure.
     res = match(index, next(r.text for r in g.raw_errors if r.source == "sgl-project/sglang#11218"))
-    assert res.answer is not None and res.answer.guide_id == "sglang-capture-cuda-graph-failed"
-    # torchrun's 'of binary:' is followed by a path, not by a message: still the wrapper's answer.
+    assert ranking(res)[0] == ("sglang-capture-cuda-graph-failed", "triage")
+    # torchrun's 'of binary:' is followed by a path, not by a message: still the wrapper's procedure.
     text = read("pastes/firefly32-torchrun-json-error.log").split("\n", 1)[1]
-    assert match(index, text).answer.guide_id == "torchrun-childfailederror-wrapper"
+    assert ranking(match(index, text))[0] == ("torchrun-childfailederror-wrapper", "triage")
 
 
 def test_root_error_of_a_chain_is_its_first_exception(index):
@@ -62,14 +65,15 @@ def test_root_error_of_a_chain_is_its_first_exception(index):
     assert res.root.exc_type == "KeyError" and res.root.no == 3
 
 
-def test_a_paste_cut_inside_the_error_line_is_answered_as_likely(index):
-    # The reproduced message as an issue excerpt cuts it: inside the line, before its last word.
+def test_a_paste_cut_inside_a_class_guides_error_line_gets_its_triage_procedure(index):
+    # The reproduced message as an issue excerpt cuts it: inside the line, before its last word. The
+    # likely tier finds the guide; the guide covers a family of kernel faults, so it only triages.
     line = next(ln for ln in _repro("cuda-illegal-memory-access").splitlines() if "illegal memory access" in ln)
     cut = line[: line.index("was") + 3]
     res = match(index, cut)
-    assert ranking(res)[0] == ("cuda-illegal-memory-access", "likely")
+    assert ranking(res)[0] == ("cuda-illegal-memory-access", "triage")
     assert any("reads like this guide's error" in r for r in explain_notes(res.matches[0]))
-    assert res.covered
+    assert not res.covered and res.triaged
 
 
 def test_an_issue_title_with_the_first_half_of_a_message_is_answered_as_likely(index):

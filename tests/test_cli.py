@@ -28,8 +28,9 @@ def test_match_json_from_stdin():
     out = json.loads(kb("match", "--json", "-", stdin=(DATA / "pastes" / "seed2-serve.log").read_text()).stdout)
     first = out["matches"][0]
     assert first["id"] == "vllm-dsv41-adaptive-verification-illegal-memory-access"
-    assert first["confidence"] == "match" and isinstance(first["score"], float)
-    assert set(first) == {"id", "score", "confidence", "explanation"}
+    assert first["confidence"] == first["tier"] == "match" and isinstance(first["score"], float)
+    assert first["scope"] == "specific"
+    assert set(first) == {"id", "score", "tier", "confidence", "scope", "explanation"}
 
 
 def test_match_jsonl(tmp_path):

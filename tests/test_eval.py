@@ -11,7 +11,9 @@ from tests.conftest import DATA, ROOT
 
 CASES = DATA / "cases.jsonl"
 # Floors, below the targets (top-1 >= 95 %, false matches <= 2 %) so that one new hard case
-# does not fail the suite; the figures themselves are in README.md.
+# does not fail the suite; the figures themselves are in README.md. Top-1 here is right first
+# with a tier that addresses the paste: a class guide never answers "match", its "triage" is
+# right when the case expects that guide.
 TOP1_FLOOR = 0.90
 FALSE_MATCH_CEILING = 0.05
 
@@ -34,7 +36,7 @@ def test_dev_set_expects_guides_that_exist(index):
 
 def test_matcher_meets_the_floors(report):
     m = report["methods"]["matcher"]["all"]
-    assert m["top1"] >= TOP1_FLOOR, report["methods"]["matcher"]["failures"]
+    assert m["top1_answer"] >= TOP1_FLOOR, report["methods"]["matcher"]["failures"]
     assert m["false_match_rate"] <= FALSE_MATCH_CEILING, report["methods"]["matcher"]["failures"]
 
 
@@ -44,7 +46,8 @@ def test_three_methods_side_by_side(report):
         for group in ("all", "as_written", "variants"):
             g = entry[group]
             assert set(g) == {"cases_with_expect", "cases_expecting_null", "top1", "top1_answer", "top3", "likely_given",
-                              "likely_precision", "false_answer_rate", "false_match_rate", "median_ms", "worst_ms"}
+                              "likely_precision", "triage_given", "triage_precision", "false_answer_rate",
+                              "false_match_rate", "median_ms", "worst_ms"}
             assert 0 <= g["top1"] <= g["top1_answer"] <= 1, (name, group, g)
             assert g["top1_answer"] <= g["top3"] or name != "matcher", (name, group, g)
         for f in entry["failures"]:
@@ -90,7 +93,7 @@ def test_eval_cli_json_shape(tmp_path):
     assert out["methods"]["matcher"]["as_written"]["top1"] == 1.0
     assert out["methods"]["matcher"]["as_written"]["false_match_rate"] == 0.0
     text = subprocess.run([sys.executable, "-m", "kb", "eval", str(cases)], cwd=ROOT, capture_output=True, text=True, timeout=300).stdout
-    for label in ("matcher (kb match)", "BM25 search box", "exact last line", "top-1", "+likely", "false ans."):
+    for label in ("matcher (kb match)", "BM25 search box", "exact last line", "top-1", "+lk/tri", "false ans."):
         assert label in text
 
 
@@ -105,7 +108,7 @@ def test_former_held_out_set_meets_the_targets(index):
     """The 67 held-out pastes (tests/data/heldout.md) now guard against regressions."""
     cases = read_cases(DATA / "heldout.jsonl")
     m = evaluate(index, cases)["methods"]["matcher"]
-    assert m["all"]["top1"] >= 0.95, m["failures"]
+    assert m["all"]["top1_answer"] >= 0.95, m["failures"]
     assert m["all"]["false_match_rate"] <= 0.02, m["failures"]
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from kb.engine.index import Index, load_index
 from kb.engine.match import match
 from kb.engine.parse import parse
+from kb.engine.tiers import TIERS
 
 ROOT = Path(__file__).resolve().parent.parent
 FUZZ_DATA = ROOT / "tests" / "data" / "fuzz"
@@ -51,7 +52,8 @@ def check_paste(text: str, limit: int | None = None) -> None:
     idx = index()
     result = match(idx, paste)
     for m in result.matches:
-        assert m.guide_id in idx.guides and m.confidence in ("match", "likely", "help", "similar")
+        assert m.guide_id in idx.guides and m.confidence in TIERS and m.scope == idx.guides[m.guide_id].scope
+        assert m.confidence != "match" or m.scope == "specific", "a class guide is never a match"
         assert 0.0 <= m.score <= 1.0
         if m.evidence:
             for s in m.evidence.spans:

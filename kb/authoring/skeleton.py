@@ -59,6 +59,7 @@ component: todo
 title: {todo}
 summary: {todo}
 status: unresolved
+scope: specific  # or class: a family of mechanisms that print the same error (see schema/guide.schema.json)
 fastest_fix: {todo}
 symptoms:
   - {todo}

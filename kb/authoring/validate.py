@@ -1,7 +1,8 @@
 """Checks over the whole knowledge base: loading problems plus each guide's self-tests.
 
-Every raw error must match its own guide first and with confidence; every near miss
-must not match it. All problems are collected, so an author sees them at once.
+Every raw error must match its own guide first, in the tier of the guide's scope ("match"
+for a specific guide, "triage" for a class guide); every near miss must not. All problems
+are collected, so an author sees them at once.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from kb.authoring.evidence import evidence_problems
 from kb.engine.values import check_test, names_in
 from kb.guides.load import Problem
 from kb.engine.match import match
+from kb.engine.tiers import SCOPE_TIER
 from schema.models import Guide
 
 
@@ -29,15 +31,16 @@ def self_test(index: Index) -> list[Problem]:
             regexes[p.guide].append(p)
     for gid, g in index.guides.items():
         path = str(index.paths.get(gid, gid))
+        own = SCOPE_TIER[g.scope].name  # the tier the guide's scope answers in: match, or triage for a class guide
         for i, raw in enumerate(g.raw_errors):
             result = match(index, raw.text)
             top = result.matches[0] if result.matches else None
-            if top is None or top.guide_id != gid or top.confidence != "match":
+            if top is None or top.guide_id != gid or top.confidence != own:
                 got = f"{top.guide_id} ({top.confidence})" if top else "nothing"
-                problems.append(Problem(path, None, f"raw_errors.{i}", f"does not match this guide first with confidence 'match'; first is {got}"))
+                problems.append(Problem(path, None, f"raw_errors.{i}", f"does not match this guide first with confidence '{own}'; first is {got}"))
         for i, near in enumerate(g.near_misses):
             result = match(index, near.text)
-            if any(m.guide_id == gid and m.confidence == "match" for m in result.matches):
+            if any(m.guide_id == gid and m.confidence == own for m in result.matches):
                 problems.append(Problem(path, None, f"near_misses.{i}", "matches this guide, but must not"))
         problems.extend(_anchor_checks(g, regexes.get(gid, ()), path))
         problems.extend(value_problems(g, path))

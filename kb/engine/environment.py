@@ -15,13 +15,13 @@ import re
 import re2
 from typing import TYPE_CHECKING
 
+from kb.engine.results import Match
 from kb.env.conditions import CheckOutcome, evaluate, fit
 from kb.env.record import EnvRecord
 from kb.env.reports import parse_report
 
 if TYPE_CHECKING:
     from kb.engine.index import Index
-    from kb.engine.match import Match
     from schema.models import Condition, Guide
 
 # A contradiction moves a match below others of its tier but never out of it:
@@ -95,7 +95,7 @@ def fact_outcome(fact: "Condition", env: EnvRecord | None) -> CheckOutcome | Non
     return evaluate(fact, env) if env is not None else None
 
 
-def rerank(index: "Index", matches: list["Match"], env: EnvRecord, tier) -> None:
+def rerank(index: "Index", matches: list[Match], env: EnvRecord, tier) -> None:
     """Within each tier, guides the report contradicts go down and guides it fits go up."""
     for m in matches:
         notes = fit(index.guides[m.guide_id].applies_to, env)

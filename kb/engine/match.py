@@ -6,91 +6,37 @@ signatures verified and all that signature's required context is present: lines 
 paste, the packages of its traceback, facts of an environment report.
 
 The answer is about the root error (kb.engine.roots): the first error that is not only a
-wrapper around another. When no signature covers it, the "likely" tier compares it with
-what every guide knows of its error (kb.engine.likely). A wrapper guide is the answer
-only when the paste holds nothing but the wrapper; otherwise it is listed as help for
-reading the log. With no answer, at most three guides are offered as "similar".
+wrapper around another. A guide's scope decides its tier there (kb.engine.tiers): a specific
+guide answers "match"; a class guide, which covers a family of mechanisms, gives its triage
+procedure, filled in from the traceback (kb.engine.triage), and ranks under any specific
+answer. When no specific signature covers the root, the "likely" tier compares it with what
+every guide knows of its error (kb.engine.likely). A wrapper guide is the answer only when
+the paste holds nothing but the wrapper; otherwise it is listed as help for reading the log.
+With no answer, at most three guides are offered as "similar". Each tier is decided once,
+when its Match is made from the verified signature (a Hit) and the root error.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from kb.engine import ranking
+from kb.engine import triage as triage_reader
 from kb.engine.environment import environment, fact_outcome, rerank
 from kb.engine.index import Index, Pattern
 from kb.engine.likely import Likely, find_likely
 from kb.engine.parse import Paste, parse
 from kb.engine.reasons import word
+from kb.engine.results import ContextHit, Hit, Match, Result
 from kb.engine.roots import RootError, root_error
-from kb.engine.signature import Compiled
 from kb.engine.similar import similar
-from kb.engine.values import CauseFit, Value, capture, cause_fits
+from kb.engine.tiers import ANSWERING, TIERS
+from kb.engine.values import capture, cause_fits
 from kb.engine.verify import Evidence, Span, candidates, verify
-from kb.env.conditions import FitNote
 from kb.env.record import EnvRecord
 
-ANSWERING = ("match", "likely")
-TIERS = {"match": 0, "likely": 1, "help": 2, "similar": 3}
 MAX_SIMILAR = 3
 
-__all__ = ["ANSWERING", "ContextHit", "Evidence", "Match", "Result", "Span", "explain_notes", "match"]
-
-
-@dataclass
-class ContextHit:
-    """One required context entry of a signature and whether the paste (or the report) has it."""
-
-    kind: str  # "pattern", "module" or "fact"
-    source: str  # the template or regex as written, "module vllm", or the fact's condition
-    evidence: Evidence | None  # the line that holds it (pattern, module)
-    found: bool
-    detail: str | None = None  # what was found, in words (the module's file, the report's value)
-    why: object | None = None  # the context's L10n `why`, shown when it is missing
-    literal_chars: int = 0
-
-
-@dataclass
-class Match:
-    guide_id: str
-    confidence: str  # "match", "likely", "help" or "similar"
-    score: float
-    signature: str | None = None
-    evidence: Evidence | None = None
-    contexts: list[ContextHit] = field(default_factory=list)
-    notes: list[tuple[str, dict]] = field(default_factory=list)  # reason codes, worded by kb.engine.reasons
-    wrapper: bool = False
-    specificity: int = 0
-    values: dict[str, Value] = field(default_factory=dict)
-    causes: list[CauseFit] = field(default_factory=list)  # which causes the values point to
-    likely: Likely | None = None
-    env_notes: list[FitNote] = field(default_factory=list)
-
-    @property
-    def first_line(self) -> int:
-        return self.evidence.spans[0].line if self.evidence else 1 << 30
-
-    @property
-    def n_context(self) -> int:
-        return sum(1 for c in self.contexts if c.found)
-
-
-@dataclass
-class Result:
-    paste: Paste
-    matches: list[Match]
-    root: RootError | None = None
-    covered: bool = False  # a match or a likely guide answers for the root error
-    notes: list[tuple[str, dict]] = field(default_factory=list)  # about the paste as a whole
-    env: EnvRecord | None = None
-
-    @property
-    def confident(self) -> list[Match]:
-        """The matches that answer (match or likely)."""
-        return [m for m in self.matches if m.confidence in ANSWERING]
-
-    @property
-    def answer(self) -> Match | None:
-        return self.matches[0] if self.matches and self.matches[0].confidence in ANSWERING else None
+# Match, Result and ContextHit live in kb.engine.results; they are named here too, where
+# callers have always found them. ANSWERING and TIERS come from the tier registry.
+__all__ = ["ANSWERING", "TIERS", "ContextHit", "Evidence", "Match", "Result", "Span", "explain_notes", "match"]
 
 
 def match(index: Index, text: str | Paste, limit: int | None = None, env_report: str | None = None,
@@ -99,48 +45,87 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
     inside the paste is read as well, and both count the same."""
     paste = text if isinstance(text, Paste) else parse(text, limit)
     env = environment(paste.text, env_report) if not paste.empty else None
-    found = _verified(index, paste, env)
-    matches = list(found.values())
-    wrappers = [m for m in matches if m.wrapper and m.confidence == "match"]
+    hits = list(_verified(index, paste, env).values())
+    wrappers = [h for h in hits if h.wrapper and h.complete]
     # A wrapper whose message ends in a colon prints the wrapped error after it, on its line.
-    wrapper_ends = {m.evidence.spans[-1].line: m.evidence.spans[-1].end for m in wrappers
-                    if m.evidence is not None and m.evidence.pattern.source.rstrip().endswith(":")}
-    root = root_error(paste, frozenset(m.first_line for m in wrappers), wrapper_ends)
-    root, covered = ranking.cover(matches, root, paste)
+    wrapper_ends = {h.evidence.spans[-1].line: h.evidence.spans[-1].end for h in wrappers
+                    if h.evidence.pattern is not None and h.evidence.pattern.source.rstrip().endswith(":")}
+    root = root_error(paste, frozenset(h.first_line for h in wrappers), wrapper_ends)
+    root, covered = ranking.cover(hits, root, paste)
+    if not covered:
+        # No specific guide fits the root: a class guide's hit may still show where it is.
+        triaged_root, triaged = ranking.cover(hits, root, paste, tier="triage")
+        if triaged:
+            root = triaged_root
     if root is not None and root.wrapper_only:
-        covered = bool(wrappers)  # the wrapper guide answers
-    if likely and root is not None and not covered and not root.wrapper_only:
-        hit = find_likely(index, root)
-        if hit is not None:
-            _add_likely(matches, hit, root)
-            covered = True
-    for m in matches:
-        if m.wrapper and m.confidence == "match" and root is not None and not root.wrapper_only:
-            m.confidence = "help"  # the wrapped error is in the paste: the wrapper only helps read the log
-        elif not covered and root is not None and m.confidence == "match" and not m.wrapper:
-            # It matched another line (a cascade after the root error, a warning before it): not the answer.
-            m.confidence = "help"
-            m.notes.append(("not_root", {"line": paste.lines[m.first_line].no, "root": root.no}))
-    ranking.rank(matches, paste, TIERS)
+        covered = any(h.scope == "specific" for h in wrappers)  # a specific wrapper guide answers
+    hit = find_likely(index, root) if likely and root is not None and not covered and not root.wrapper_only else None
+    matches: list[Match] = []
+    if hit is not None:
+        own = next((h for h in hits if h.guide_id == hit.guide), None)
+        if own is not None and own.confidence == "match":
+            covered = True  # it matched elsewhere in the paste: that stands
+        elif own is not None and own.confidence == "triage":
+            pass  # a class guide whose signature fits: its own hit says more than its likeness
+        else:
+            hits = [h for h in hits if h.guide_id != hit.guide]
+            matches.append(_likely(index, hit, root, paste, env))
+            covered = covered or matches[-1].confidence == "likely"
+    matches += [_tiered(h, root, covered, paste, env) for h in hits]
+    ranking.rank(matches, paste)
     if env is not None:
-        rerank(index, matches, env, lambda m: TIERS[m.confidence])
+        rerank(index, matches, env, lambda m: m.tier.rank)
     result = Result(paste, matches, root, covered, env=env)
     for m in matches:
-        if m.confidence in ANSWERING or m.confidence == "help":
+        if m.confidence in ANSWERING or m.confidence in ("triage", "help"):
             g = index.guides[m.guide_id]
             m.values = capture(g, m, paste) if m.evidence is not None else {}
             m.causes = cause_fits(g, m.values) if m.values else []
     if not result.confident:
         n = MAX_SIMILAR - sum(1 for m in matches if m.confidence == "similar")
         for gid, share, shared in similar(index, paste, root, {m.guide_id for m in matches}, n):
-            m = Match(gid, "similar", round(min(0.4, 0.4 * share), 3))
+            m = Match(gid, "similar", round(min(0.4, 0.4 * share), 3), scope=index.guides[gid].scope)
             m.notes.append(("similar_words", {"words": ", ".join(shared)}))
             matches.append(m)
     ranking.word_root(result)
     return result
 
 
-def _verified(index: Index, paste: Paste, env: EnvRecord | None) -> dict[str, Match]:
+def _on_root(h: Hit, root: RootError | None, paste: Paste) -> bool:
+    """Whether a class guide's hit fits the root error, by the rule a specific guide's hit covers it."""
+    return root is None or root.wrapper_only or ranking.cover([h], root, paste, tier="triage")[1]
+
+
+def _tiered(h: Hit, root: RootError | None, covered: bool, paste: Paste, env: EnvRecord | None) -> Match:
+    """The hit as a ranked guide, with its tier decided here, once."""
+    if not h.complete:
+        return Match.of(h, "similar")
+    if h.wrapper:
+        if root is not None and not root.wrapper_only:
+            return Match.of(h, "help")  # the wrapped error is in the paste: the wrapper only helps read the log
+        if h.scope == "class":
+            return Match.of(h, "triage", triage=triage_reader.read(paste, h.first_line, env))
+        return Match.of(h, "match")
+    if h.scope == "class" and _on_root(h, root, paste):
+        return Match.of(h, "triage", triage=triage_reader.read(paste, h.first_line, env))
+    if h.scope == "specific" and (covered or root is None):
+        return Match.of(h, "match")
+    # It matched another line (a cascade after the root error, a warning before it): not the answer.
+    return Match.of(h, "help", [("not_root", {"line": paste.lines[h.first_line].no, "root": root.no})])
+
+
+def _likely(index: Index, hit: Likely, root: RootError, paste: Paste, env: EnvRecord | None) -> Match:
+    """The likely tier's guide, pointing at the root error's line it was compared with; a
+    class guide's likeness is still only its triage procedure."""
+    ev = Evidence(None, [Span(root.index, 0, len(root.text))], 1)
+    scope = index.guides[hit.guide].scope
+    if scope == "class":
+        return Match(hit.guide, "triage", 0.0, None, ev, likely=hit, scope=scope,
+                     triage=triage_reader.read(paste, root.index, env))
+    return Match(hit.guide, "likely", 0.0, None, ev, likely=hit, scope=scope)
+
+
+def _verified(index: Index, paste: Paste, env: EnvRecord | None) -> dict[str, Hit]:
     """The best verified signature of each guide, with its context."""
     verified: dict[int, Evidence] = {}
     for pid, lines in candidates(index, paste).items():
@@ -148,18 +133,18 @@ def _verified(index: Index, paste: Paste, env: EnvRecord | None) -> dict[str, Ma
         if ev is not None:
             verified[pid] = ev
     ctx_ev = {(p.guide, p.sig, p.ctx): ev for pid, ev in verified.items() if (p := index.patterns[pid]).ctx >= 0}
-    by_guide: dict[str, Match] = {}
+    by_guide: dict[str, Hit] = {}
     for pid, ev in verified.items():
         p = index.patterns[pid]
         if p.ctx >= 0:
             continue
-        sig = next(s for s in index.guides[p.guide].signatures if s.id == p.sig)
+        g = index.guides[p.guide]
+        sig = next(s for s in g.signatures if s.id == p.sig)
         contexts = _contexts(index, p, sig, paste, env, ctx_ev)
-        complete = all(c.found for c in contexts)
-        cand = Match(p.guide, "match" if complete else "similar", 0.0, sig.id, ev, contexts, wrapper=p.wrapper,
-                     specificity=p.compiled.literal_chars + sum(c.literal_chars for c in contexts if c.found))
+        cand = Hit(p.guide, g.scope, sig.id, ev, contexts, p.wrapper,
+                   p.compiled.literal_chars + sum(c.literal_chars for c in contexts if c.found))
         best = by_guide.get(p.guide)
-        if best is None or ranking.evidence_key(cand, TIERS) < ranking.evidence_key(best, TIERS):
+        if best is None or ranking.evidence_key(cand) < ranking.evidence_key(best):
             by_guide[p.guide] = cand
     return by_guide
 
@@ -190,18 +175,6 @@ def _contexts(index: Index, p: Pattern, sig, paste: Paste, env: EnvRecord | None
             continue  # a context the index could not compile is reported by validation
         out.append(hit)
     return out
-
-
-def _add_likely(matches: list[Match], hit: Likely, root: RootError) -> None:
-    line = root.index
-    ev = Evidence(Pattern(hit.guide, "", -1, hit.ref.text, "likely", Compiled("", "", 0, 1)),
-                  [Span(line, 0, len(root.text))], 1)
-    existing = next((m for m in matches if m.guide_id == hit.guide), None)
-    if existing is not None:
-        if existing.confidence == "match":
-            return  # it matched elsewhere in the paste: that stands
-        matches.remove(existing)
-    matches.append(Match(hit.guide, "likely", 0.0, None, ev, likely=hit, specificity=0))
 
 
 def explain_notes(m: Match, lang: str = "en", verbose: bool = False) -> list[str]:

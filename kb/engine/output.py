@@ -7,10 +7,9 @@ from kb.engine import completeness
 from kb.engine.match import Match, Result, explain_notes
 from kb.engine.parse import Paste
 from kb.engine.reasons import word
+from kb.engine.triage import as_dict as triage_dict
 from kb.guides.render import text
 from schema.models import Guide
-
-TAGS = {"match": "MATCH", "likely": "LIKELY", "help": "help", "similar": "similar"}
 
 
 def match_dict(m: Match, paste: Paste, lang: str = "en", verbose: bool = False) -> dict:
@@ -19,7 +18,8 @@ def match_dict(m: Match, paste: Paste, lang: str = "en", verbose: bool = False) 
     reasons = explain_notes(m, lang)
     explanation: dict = {"text": " ".join(reasons), "reasons": reasons}
     if ev is not None:
-        explanation["signature"] = {"id": m.signature, "kind": ev.pattern.kind, "pattern": ev.pattern.source}
+        if ev.pattern is not None:
+            explanation["signature"] = {"id": m.signature, "kind": ev.pattern.kind, "pattern": ev.pattern.source}
         explanation["lines"] = [_span_dict(paste, s) for s in ev.spans]
         explanation["occurrences"] = ev.occurrences
     if m.contexts:
@@ -39,7 +39,11 @@ def match_dict(m: Match, paste: Paste, lang: str = "en", verbose: bool = False) 
                                  "missing": list(m.likely.missing), "extra": list(m.likely.extra)}
     if verbose:
         explanation["details"] = [vals["pattern"] for _, vals in m.notes if vals.get("pattern")]
-    return {"id": m.guide_id, "score": m.score, "confidence": m.confidence, "explanation": explanation}
+    out = {"id": m.guide_id, "score": m.score, "tier": m.confidence, "confidence": m.confidence, "scope": m.scope,
+           "explanation": explanation}
+    if m.triage is not None:
+        out["triage"] = triage_dict(m.triage, paste)
+    return out
 
 
 def _span_dict(paste: Paste, s) -> dict:
@@ -49,7 +53,7 @@ def _span_dict(paste: Paste, s) -> dict:
 
 def root_dict(result: Result) -> dict | None:
     r = result.root
-    return None if r is None else {"line": r.no, "text": r.text, "covered": result.covered}
+    return None if r is None else {"line": r.no, "text": r.text, "covered": result.covered, "triage": result.triaged}
 
 
 def cut_words(result: Result, lang: str) -> list[str]:
@@ -78,11 +82,12 @@ def result_text(result: Result, guides: Mapping[str, Guide], lang: str = "en", v
         lines.append(word(code, lang, **vals))
     lines += cut_words(result, lang)
     if not result.confident:
-        lines.append(("No guide for this error yet." if result.root is not None else "No confident match.")
-                     + (" Listed below, none of them an answer:" if result.matches else ""))
+        intro = result.matches[0].tier.introduces(lang) if result.triaged else None
+        lines.append(intro or (("No guide for this error yet." if result.root is not None else "No confident match.")
+                               + (" Listed below, none of them an answer:" if result.matches else "")))
     for n, m in enumerate(result.matches, 1):
         g = guides[m.guide_id]
-        lines.append(f"{n}. [{TAGS.get(m.confidence, m.confidence)} {m.score:.2f}] {m.guide_id} ({g.status}) — {text(g.title, lang)}")
+        lines.append(f"{n}. [{m.tier.tag} {m.score:.2f}] {m.guide_id} ({g.status}, {g.scope}) — {text(g.title, lang)}")
         for reason in explain_notes(m, lang, verbose):
             lines.append(f"     - {reason}")
         if m.values:
@@ -90,7 +95,7 @@ def result_text(result: Result, guides: Mapping[str, Guide], lang: str = "en", v
         for c in m.causes:
             if c.fits:
                 lines.append(f"     fits cause {c.index + 1}: {c.says(lang)}")
-        if m.evidence and m.confidence != "likely":
+        if m.evidence and m.evidence.pattern is not None:
             for s in m.evidence.spans:
                 line = result.paste.lines[s.line]
                 lines.append(f"     {line.no:>6} | {line.text[:300]}")

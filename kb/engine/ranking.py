@@ -1,6 +1,6 @@
 """The ranking rule, the score shown, and the reasons recorded for each guide.
 
-The order is the rule: tier first (match, likely, help, similar), then the earliest
+The order is the rule: tier first (kb.engine.tiers: match, likely, triage, help, similar), then the earliest
 failing line (the root error, not the cascade after it), then more context, then the
 more specific signature. The score shows the evidence's strength and never rises above
 the guide ranked before it. Reasons are codes with the user's own lines and values;
@@ -10,29 +10,30 @@ page's details.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+from kb.engine.parse import Paste
+from kb.engine.results import Hit, Match, Result
 from kb.engine.roots import NATIVE, QUIET, RootError
-
-if TYPE_CHECKING:
-    from kb.engine.match import Match, Result
-    from kb.engine.parse import Paste
+from kb.engine.tiers import rank as tier_rank
+from kb.engine.triage import notes as triage_notes
 
 SHOWN = 160  # characters of a user's line quoted in a reason
 
 
-def evidence_key(m: "Match", tiers: dict[str, int]) -> tuple:
-    if m.wrapper:
-        # Wrappers summarise the same failure: the one with more context is the more specific advice.
-        return (tiers[m.confidence], True, -m.n_context, m.first_line, -m.specificity)
-    return (tiers[m.confidence], False, m.first_line, -m.n_context, -m.specificity)
+def evidence_key(m: Match | Hit) -> tuple:
+    if m.wrapper or m.confidence == "triage":
+        # Wrappers summarise the same failure, and class guides all fit the root error: the one
+        # with more context is the narrower family (a device-side assert inside a server).
+        return (tier_rank(m.confidence), m.wrapper, -m.n_context, m.first_line, -m.specificity)
+    return (tier_rank(m.confidence), False, m.first_line, -m.n_context, -m.specificity)
 
 
-def cover(matches: list["Match"], root: RootError | None, paste: "Paste") -> tuple[RootError | None, bool]:
-    """Whether a confident, non-wrapper match answers for the root error; a match on an
-    earlier line than the root that was found is an error the root finder did not know,
-    and becomes the root."""
-    confident = [m for m in matches if m.confidence == "match" and not m.wrapper and m.evidence is not None]
+def cover(matches: list[Match] | list[Hit], root: RootError | None, paste: Paste,
+          tier: str = "match") -> tuple[RootError | None, bool]:
+    """Whether a non-wrapper hit of `tier` (a specific guide's "match", a class guide's
+    "triage") fits the root error; a hit on an earlier line than the root that was found is
+    an error the root finder did not know, and becomes the root."""
+    confident = [m for m in matches if m.confidence == tier and not m.wrapper and m.evidence is not None]
     if not confident:
         return root, False
     first = min(confident, key=lambda m: m.first_line)
@@ -43,7 +44,7 @@ def cover(matches: list["Match"], root: RootError | None, paste: "Paste") -> tup
     return root, first.first_line <= root.end
 
 
-def _errorish(paste: "Paste", i: int) -> bool:
+def _errorish(paste: Paste, i: int) -> bool:
     """Whether a line reports a failure (an exception, a native error), not a warning or a note."""
     line = paste.lines[i]
     if line.prefix and QUIET.search(line.prefix) and "ERROR" not in line.prefix:
@@ -52,8 +53,11 @@ def _errorish(paste: "Paste", i: int) -> bool:
         bool(re.search(r"(?i)\b(?:error|failed|failure|exception|fatal|assert)", line.text))
 
 
-def strength(m: "Match") -> float:
+def strength(m: Match) -> float:
     """How strong the evidence is: a longer literal signature and more required context count."""
+    if m.confidence == "triage":
+        # A procedure for a family of errors: below any specific answer, above help.
+        return round(min(0.48, 0.4 + 0.04 * min(1.0, m.specificity / 40) + 0.04 * min(m.n_context, 1)), 3)
     if m.confidence == "similar":
         return round(min(0.45, 0.2 + 0.05 * m.specificity / 20), 3)
     if m.confidence == "help":
@@ -64,12 +68,12 @@ def strength(m: "Match") -> float:
     return round(max(0.5, min(1.0, s)), 3)
 
 
-def _line(paste: "Paste", i: int) -> dict:
+def _line(paste: Paste, i: int) -> dict:
     ln = paste.lines[i]
     return {"line": ln.no, "text": _short(ln.text.strip())}
 
 
-def _quote(paste: "Paste", ev) -> dict:
+def _quote(paste: Paste, ev) -> dict:
     """The line number and the matched part of the user's line, with a little around it."""
     s = ev.spans[0]
     text = paste.lines[s.line].text
@@ -82,13 +86,13 @@ def _short(text: str) -> str:
     return text if len(text) <= SHOWN else text[:SHOWN - 1] + "…"
 
 
-def _span_text(paste: "Paste", m: "Match") -> str:
+def _span_text(paste: Paste, m: Match) -> str:
     s = m.evidence.spans[0]
     return _short(paste.lines[s.line].text[s.start:s.end].strip() or paste.lines[s.line].text.strip())
 
 
-def rank(matches: list["Match"], paste: "Paste", tiers: dict[str, int]) -> None:
-    matches.sort(key=lambda m: (*evidence_key(m, tiers), m.guide_id))
+def rank(matches: list[Match], paste: Paste) -> None:
+    matches.sort(key=lambda m: (*evidence_key(m), m.guide_id))
     ceiling = 1.0
     for m in matches:
         m.score = ceiling = min(strength(m), ceiling)
@@ -98,10 +102,12 @@ def rank(matches: list["Match"], paste: "Paste", tiers: dict[str, int]) -> None:
     if top is None:
         return
     for m in matches[1:]:
-        if m.confidence not in ("match", "help"):
+        if m.confidence not in ("match", "triage", "help"):
             continue
         vals = {"top": top.guide_id}
-        if m.wrapper and not top.wrapper:
+        if m.confidence == "triage":
+            m.notes.append(("below_specific", vals))
+        elif m.wrapper and not top.wrapper:
             m.notes.append(("below_wrapper", vals))
         elif m.first_line > top.first_line:
             m.notes.append(("later_line", {**vals, "line": paste.lines[m.first_line].no, "top_line": paste.lines[top.first_line].no}))
@@ -111,7 +117,7 @@ def rank(matches: list["Match"], paste: "Paste", tiers: dict[str, int]) -> None:
             m.notes.append(("less_specific", {**vals, "chars": m.specificity, "top_chars": top.specificity}))
 
 
-def _record(m: "Match", paste: "Paste") -> None:
+def _record(m: Match, paste: Paste) -> None:
     ev = m.evidence
     if m.likely is not None:
         lk = m.likely
@@ -119,6 +125,8 @@ def _record(m: "Match", paste: "Paste") -> None:
                                    "pattern": lk.ref.text}))
         if lk.missing or lk.extra:
             m.notes.append(("likely_differs", {"missing": ", ".join(lk.missing) or "—", "extra": ", ".join(lk.extra) or "—"}))
+        if m.triage is not None:
+            m.notes.extend(triage_notes(m.triage, paste))
         return
     if ev is not None:
         m.notes.append(("verified", {"line": paste.lines[ev.spans[0].line].no, "text": _span_text(paste, m),
@@ -138,16 +146,18 @@ def _record(m: "Match", paste: "Paste") -> None:
             m.notes.append(("context_missing", {"why": why or c.source, "why_zh": why_zh or why or c.source, "pattern": c.source}))
     if m.wrapper:
         # Only a confident wrapper match is the paste's whole story; a similar one is not even that.
-        m.notes.append(({"help": "wrapper_help", "match": "wrapper"}.get(m.confidence, "wrapper_similar"), {}))
+        m.notes.append(({"help": "wrapper_help", "match": "wrapper", "triage": "wrapper"}.get(m.confidence, "wrapper_similar"), {}))
+    if m.triage is not None:
+        m.notes.extend(triage_notes(m.triage, paste))
 
 
-def word_root(result: "Result") -> None:
+def word_root(result: Result) -> None:
     """What the result says about the paste as a whole: its root error and whether a guide covers it."""
     root = result.root
     if root is None:
         return
     vals = {"line": root.no, "text": _short(root.text)}
     if not result.covered:
-        result.notes.append(("root_uncovered", vals))
+        result.notes.append(("root_triage" if result.triaged else "root_uncovered", vals))
     elif result.answer is not None and result.answer.first_line != root.index and result.answer.confidence == "match":
         result.notes.append(("root_covered_near", vals))

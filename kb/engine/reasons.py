@@ -86,6 +86,50 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The root error is on line {line}: \"{text}\"; the guide matched it where the same error is reported.",
         "zh": "根因错误在第 {line} 行：\"{text}\"；指南在报告同一错误的位置匹配到了它。",
     },
+    "root_triage": {
+        "en": "The root error is on line {line}: \"{text}\". No guide names its exact cause; a class guide's triage procedure fits it.",
+        "zh": "根因错误在第 {line} 行：\"{text}\"。还没有指南能指出它的确切原因；有一篇类别指南的排查流程适用于它。",
+    },
+    "below_specific": {
+        "en": "Ranked below '{top}': this guide is a triage procedure for a family of errors, and '{top}' names this error's mechanism.",
+        "zh": "排在 '{top}' 之后：本指南是针对一类错误的排查流程，而 '{top}' 指出了这个错误的具体机制。",
+    },
+    "triage": {
+        "en": "This guide covers a family of errors, not one mechanism: its procedure finds which one yours is.",
+        "zh": "本指南覆盖的是一类错误，而不是某一种机制：按它的流程排查，可以找出你遇到的是哪一种。",
+    },
+    "triage_raised": {
+        "en": "The error was raised in {package} code: {file} (line {line} of your paste).",
+        "zh": "错误是在 {package} 的代码中抛出的：{file}（你粘贴内容的第 {line} 行）。",
+    },
+    "triage_imports": {
+        "en": "{by} imports {module} (line {line}).",
+        "zh": "{by} 导入了 {module}（第 {line} 行）。",
+    },
+    "triage_imports_from": {
+        "en": "{by} imports {names} from {module} (line {line}).",
+        "zh": "{by} 从 {module} 导入 {names}（第 {line} 行）。",
+    },
+    "triage_keyword": {
+        "en": "{function}() does not take the keyword {name}: the caller was written for another version of it.",
+        "zh": "{function}() 不接受关键字参数 {name}：调用方是针对它的另一个版本编写的。",
+    },
+    "triage_missing": {
+        "en": "What is missing: {name}, expected from {provider}.",
+        "zh": "缺少的是 {name}，应由 {provider} 提供。",
+    },
+    "triage_symbol": {
+        "en": "{library} needs the symbol {symbol}, which {owner} exports; the one loaded does not have it.",
+        "zh": "{library} 需要符号 {symbol}，它由{owner_zh}导出；实际加载的版本中没有它。",
+    },
+    "triage_versions": {
+        "en": "Versions in your environment report: {versions}.",
+        "zh": "环境报告中的版本：{versions_zh}。",
+    },
+    "triage_no_report": {
+        "en": "Paste an environment report (pip list, nvidia-smi, python -m torch.utils.collect_env) to see the versions of {packages}.",
+        "zh": "粘贴环境报告（pip list、nvidia-smi、python -m torch.utils.collect_env）即可看到{packages_zh}的版本。",
+    },
     "env_fits": {
         "en": "Environment fits: {what}.",
         "zh": "环境相符：{what_zh}。",

@@ -9,17 +9,16 @@ evaluated by simpleeval (no Python code from a guide ever runs).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import re2
 from simpleeval import EvalWithCompoundTypes, InvalidExpression
 
+from kb.engine.results import CauseFit, Match, Value  # noqa: F401 (CauseFit and Value re-exported)
 from kb.engine.signature import TemplateError, compile_template
 
 if TYPE_CHECKING:
-    from kb.engine.match import Match
     from kb.engine.parse import Paste
     from schema.models import Guide
 
@@ -28,24 +27,6 @@ UNITS = {"b": 1, "bytes": 1, "kb": 1e3, "kib": 2**10, "mb": 1e6, "mib": 2**20, "
 _SIZE = re.compile(r"([\d.]+)\s?([KMGTP]i?B|bytes|B)\b", re.I)
 _UNIT_LITERAL = re.compile(r"(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|TB)\b")
 CAPTURE_WINDOW = 4  # lines around the matched error where its other values are looked for
-
-
-@dataclass(frozen=True)
-class Value:
-    name: str
-    text: str  # as the paste prints it
-    number: float | None  # bytes for sizes; None when it is not a number
-
-
-@dataclass(frozen=True)
-class CauseFit:
-    index: int  # into guide.causes
-    fits: bool | None  # None: a value the test needs is not in the paste
-    says_en: str
-    says_zh: str
-
-    def says(self, lang: str) -> str:
-        return self.says_zh if lang == "zh" else self.says_en
 
 
 def number(text: str, kind: str) -> float | None:
@@ -74,7 +55,7 @@ def capture(g: "Guide", m: "Match", paste: "Paste") -> dict[str, Value]:
     for ev in evs:
         if ev is None or not ev.groups:
             continue
-        kinds = dict(ev.pattern.compiled.names)
+        kinds = dict(ev.pattern.compiled.names) if ev.pattern is not None else {}
         for name, text in ev.groups.items():
             out.setdefault(name, Value(name, text, number(text, kinds.get(name, ""))))
     sig = next((s for s in g.signatures if s.id == m.signature), None)

@@ -23,7 +23,9 @@ class Span:
 
 @dataclass
 class Evidence:
-    pattern: Pattern
+    # The guide's pattern that verified there; None when the evidence is a likeness, not a
+    # pattern (the likely tier points at the root error's line it compared).
+    pattern: Pattern | None
     spans: list[Span]  # the first verified occurrence, one span per line it covers
     occurrences: int
     groups: dict[str, str] | None = None  # what its named placeholders captured there

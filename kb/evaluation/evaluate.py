@@ -11,7 +11,8 @@ sampled, without variants.
 Three methods, side by side, on the same cases (kb/evaluation/scoring.py says what counts):
 
 - matcher: this knowledge base (kb.engine.match), with its tiers: top-1 with "match",
-  top-1 with "match" or "likely", the likely tier's precision, false answers.
+  top-1 with "match", "likely" or "triage" (a class guide's procedure, right only when the
+  case's family maps to that guide), the likely and triage tiers' precision, false answers.
 - bm25: a knowledge-base search box. The query is the paste's last error line, the
   documents every text of every guide, ranked with BM25; every hit counts as an answer.
 - exact: an exact search for the exception's last line among the guides' raw errors.
@@ -44,7 +45,7 @@ def format_report(r: dict) -> str:
     out = [f"{r['cases']} cases + {r['variants']} pasted-like variants, {r['guides']} guides.", ""]
     if r["unknown_expected_guides"]:
         out += ["Expected guides that do not exist (or do not load): " + ", ".join(r["unknown_expected_guides"]), ""]
-    head = (f"{'':22} {'top-1':>7} {'+likely':>8} {'top-3':>7} {'likely ok':>10} {'false ans.':>11}"
+    head = (f"{'':22} {'top-1':>7} {'+lk/tri':>8} {'top-3':>7} {'likely ok':>10} {'false ans.':>11}"
             f" {'median ms':>10} {'worst ms':>9}")
     groups = (("all", "All cases"),) + ((("as_written", "Cases as written"), ("variants", "Pasted-like variants"))
                                          if r["variants"] else ())
@@ -65,16 +66,17 @@ def format_report(r: dict) -> str:
     labelled = r["methods"]["matcher"].get("labelled")
     if labelled:
         out.append(f"{'labelled set':14} {'cases':>6} {'coverage':>9} {'right-first':>12} {'of covered':>11}"
-                   f" {'likely right':>13} {'false ans.':>11}")
+                   f" {'likely right':>13} {'triage right':>13} {'false ans.':>11}")
         for split, g in labelled.items():
             likely = f"{g['likely_right']} of {g['likely_given']}" if g["likely_given"] else "-"
+            triage = f"{g['triage_right']} of {g['triage_given']}" if g.get("triage_given") else "-"
             out.append(f"{split:14} {g['cases']:>6} {_pct(g['coverage']):>9} {_pct(g['right_first']):>12}"
-                       f" {_pct(g['right_first_of_covered']):>11} {likely:>13} {_pct(g['false_answers']):>11}")
+                       f" {_pct(g['right_first_of_covered']):>11} {likely:>13} {triage:>13} {_pct(g['false_answers']):>11}")
         out += ["", "Most frequent families without a guide:"]
         out += [f"  {n:3}  {fam}" for fam, n in labelled["all"]["uncovered_families"]]
         out.append("")
     if r["methods"]["matcher"]["by_variant"]:
-        out.append("Matcher by variant (top-1 with match or likely / false answers):")
+        out.append("Matcher by variant (right first with match, likely or triage / false answers):")
         for kind, g in r["methods"]["matcher"]["by_variant"].items():
             out.append(f"  {kind:15} {_pct(g['top1_answer'])} / {_pct(g['false_answer_rate'])}"
                        f"   ({g['cases_with_expect']} + {g['cases_expecting_null']})")

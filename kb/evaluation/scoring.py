@@ -1,13 +1,16 @@
-"""Scoring answers against labelled cases, by confidence tier.
+"""Scoring answers against labelled cases, by tier (kb.engine.tiers).
 
-An answer is the ranked list of (guide, confidence) for a case. The first result
-*answers* when its confidence is "match" or "likely"; "similar" only suggests. Per case:
+An answer is the ranked list of (guide, tier) for a case. The first result *addresses* the
+case when its tier is "match" or "likely" (a confident answer) or "triage" (a class guide's
+procedure for the error's family); "help" and "similar" only suggest. Per case:
 
-- right: the first result answers and is the expected guide;
-- top-1 "match": the same with confidence "match" only;
-- false answer: the first result answers but is not the expected guide (a wrong guide,
-  or any answer on a case that expects none);
-- top-3: the expected guide is among the first three results, whatever their confidence.
+- right: the first result addresses the case and is one of the guides its label names; a
+  triage answer is right only when the label's family maps to that class guide
+  (families.json), i.e. when its procedure fits the report's mechanism;
+- top-1 "match": right with tier "match" only;
+- false answer: the first result addresses the case but is not one of its guides (a wrong
+  guide, a triage procedure for another family, or anything on a case that expects none);
+- top-3: the expected guide is among the first three results, whatever their tier.
 """
 from __future__ import annotations
 
@@ -20,10 +23,10 @@ from kb.engine.index import Index
 from kb.engine.match import match
 from kb.engine.parse import last_error_line, parse
 from kb.evaluation.baselines import BM25, ExactLastLine
+from kb.engine.tiers import ADDRESSING, ANSWERING  # noqa: F401 (ANSWERING re-exported)
 from kb.evaluation.cases import VARIANTS, Case
 
 METHODS = ("matcher", "bm25", "exact")
-ANSWERING = ("match", "likely")
 Ranked = list[tuple[str, str]]  # (guide id, confidence), best first
 
 
@@ -43,7 +46,8 @@ class Outcome:
 
     @property
     def answered(self) -> bool:
-        return self.first_confidence in ANSWERING
+        """The first result addresses the case: a confident answer or a triage procedure."""
+        return self.first_confidence in ADDRESSING
 
     @property
     def right(self) -> bool:
@@ -71,10 +75,12 @@ class Scores:
     n_expect: int = 0
     n_null: int = 0
     top1: int = 0  # right with "match"
-    right: int = 0  # right with "match" or "likely"
+    right: int = 0  # right with "match", "likely" or "triage"
     top3: int = 0
     likely_given: int = 0  # first result answers with "likely"
     likely_right: int = 0
+    triage_given: int = 0  # first result is a class guide's triage procedure
+    triage_right: int = 0
     false_answers: int = 0  # over every case
     false_on_null: int = 0  # answers on cases expecting none
     times_ms: list[float] = field(default_factory=list)
@@ -85,6 +91,9 @@ class Scores:
         if o.first_confidence == "likely":
             self.likely_given += 1
             self.likely_right += o.right
+        if o.first_confidence == "triage":
+            self.triage_given += 1
+            self.triage_right += o.right
         if o.case.expect is None:
             self.n_null += 1
             self.false_on_null += o.answered
@@ -102,6 +111,7 @@ class Scores:
                 "top1": rate(self.top1, self.n_expect), "top1_answer": rate(self.right, self.n_expect),
                 "top3": rate(self.top3, self.n_expect),
                 "likely_given": self.likely_given, "likely_precision": rate(self.likely_right, self.likely_given),
+                "triage_given": self.triage_given, "triage_precision": rate(self.triage_right, self.triage_given),
                 "false_answer_rate": rate(self.false_answers, n), "false_match_rate": rate(self.false_on_null, self.n_null),
                 "median_ms": round(statistics.median(self.times_ms), 3) if self.times_ms else None,
                 "worst_ms": round(max(self.times_ms), 3) if self.times_ms else None}
@@ -162,6 +172,7 @@ def labelled_entry(outcomes: list[Outcome], top_families: int = 15) -> dict:
                       "right_first_of_covered": round(sum(o.right for o in sel) / covered, 4) if covered else None,
                       "false_answers": rate(counted.false_answers),
                       "likely_given": counted.likely_given, "likely_right": counted.likely_right,
+                      "triage_given": counted.triage_given, "triage_right": counted.triage_right,
                       "uncovered_families": uncovered.most_common(top_families)}
     return out
 
