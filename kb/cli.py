@@ -124,12 +124,15 @@ def cmd_match(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from kb.authoring.validate import validate
+    from kb.authoring.validate import untitled_references, validate
     index = load_index(args.path or GUIDES_DIR)
     problems = validate(index)
     for p in problems:
         print(p)
     n = len(index.guides)
+    untitled = untitled_references(index)
+    if untitled:
+        print(f"{untitled} references without a title.")
     if problems:
         print(f"{len(problems)} problem(s) in the knowledge base ({n} guide(s) loaded).", file=sys.stderr)
         return 1
