@@ -39,7 +39,9 @@ def causes(g: Guide) -> None:
             with st.expander(t("why_believe")):
                 for e in quotes:
                     who = SPEAKER.get(e.by or "", (e.by or "", e.by or ""))[1 if lang() == "zh" else 0]
-                    st.markdown(esc(t("said_by", who=who, ref=e.ref)))
+                    # A counter-example is shown so the reader sees the doubt, and says so.
+                    key = "said_against" if e.role == "counter-example" else "said_by"
+                    st.markdown(esc(t(key, who=who, ref=e.ref)))
                     st.code(e.quote, language=None, wrap_lines=True)
 
 

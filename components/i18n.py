@@ -39,6 +39,7 @@ UI: dict[str, tuple[str, str]] = {
     "reproduced_line": ("on {hardware}, {software}, {date}: `{script}`{fix}", "于 {hardware}，{software}，{date}：`{script}`{fix}"),
     "fix_verified": (" — the guide's fix was run and works", " —— 本指南的修复已运行并验证有效"),
     "said_by": ("{who} in {ref}", "{ref} 中的{who}"),
+    "said_against": ("Against this cause: {who} in {ref}", "与此原因相反：{ref} 中的{who}"),
     "score": ("score", "得分"),
     "no_match": ("No guide matches this error with confidence.", "没有任何指南能可靠地匹配这个报错。"),
     "no_similar": ("No similar guide either.", "也没有相似的指南。"),

@@ -22,8 +22,9 @@ __all__ = ["LANGS", "AppliesTo", "Cause", "Check", "ComponentRange", "Condition"
 
 # owner/repo#123 for issues and PRs; seed:<file> for the two founding articles; owner/repo@sha:path
 # for a line of source; doc:<where> for documentation; repro:<guide id> for output this project
-# reproduced itself (the script is repro/<guide id>.py).
-REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{7,40}:[^\s]+|doc:[^\s]+|repro:[a-z0-9][a-z0-9-]{1,79})$"
+# reproduced itself (the script is repro/<guide id>.py); pypi:<name>==<version>[:<path>] for a
+# released package as PyPI serves it (a file inside its wheel), where a version claim is checked.
+REF_PATTERN = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|seed:[A-Za-z0-9_.-]+|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{7,40}:[^\s]+|doc:[^\s]+|repro:[a-z0-9][a-z0-9-]{1,79}|pypi:[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.+!-]*(?::[^\s]+)?)$"
 # An https URL as the app renders it (a link widget, never Markdown): a host of DNS labels, an
 # optional port, then only characters RFC 3986 allows unescaped, minus those that Markdown or
 # HTML would read (`( ) [ ] < > ' "` and the backslash; write them %-escaped). No user info:
@@ -77,17 +78,25 @@ class RawError(_Model):
     """An error exactly as it was printed in a real report."""
 
     text: str = Field(description="The pasted text, verbatim (log prefixes, paths and numbers kept).", min_length=1, max_length=200_000)
-    source: str = Field(description="Where it was printed: 'owner/repo#number' of the issue, or 'seed:<file>'.", pattern=REF_PATTERN)
+    source: str = Field(description="Where it was printed: 'owner/repo#number' of the issue, 'seed:<file>', or 'repro:<guide id>'.", pattern=REF_PATTERN)
     note: str | None = Field(None, description="What is special about this example (another version's wording, a wrapper).", max_length=2_000)
+    context: str | None = Field(None, description="What the report says beside the error, in its own words, when it did not print it as log text (where the error surfaced, the command line): never shown as the raw error; the self-test matches the text together with it, as a paste carrying that context would be matched.", min_length=8, max_length=2_000)
+
+    def pasted(self) -> str:
+        """The text the self-test matches: the error, with the report's context after it."""
+        return self.text if self.context is None else f"{self.text}\n{self.context}"
 # Who says a quote: only a maintainer, a merged fix or a reproduction can make a cause
 # `confirmed`; the docs and the source state facts, reporters and commenters report.
 CONFIRMING = ("maintainer", "fix", "reproduction")
 SPEAKERS = Literal["maintainer", "fix", "reproduction", "docs", "source", "reporter", "commenter"]
+# What a quote does for its cause: shows the cause, shows the fix works, or speaks against the
+# cause (kept so that a reader sees the doubt, never counted as support).
+ROLES = Literal["cause", "fix", "counter-example"]
 
 
 def _check_ref(value: str) -> str:
     if not re.fullmatch(REF_PATTERN, value):
-        raise ValueError(f"{value!r} is not 'owner/repo#number', 'owner/repo@sha:path', 'doc:…', 'seed:…' or 'repro:<guide id>'")
+        raise ValueError(f"{value!r} is not 'owner/repo#number', 'owner/repo@sha:path', 'doc:…', 'seed:…', 'repro:<guide id>' or 'pypi:<name>==<version>[:<path>]'")
     return value
 
 
@@ -103,6 +112,7 @@ class Evidence(_Model):
     ref: str = Field(description="The source: 'owner/repo#number', 'owner/repo@sha:path' for a line of code, 'doc:<where>', 'seed:<file>' or 'repro:<guide id>'; it must also be listed in the guide's references.")
     quote: str | None = Field(None, description="A short verbatim quote from the source (a maintainer's comment, the docs, the line that raises or fixes it), in its original language.", min_length=8, max_length=800)
     by: SPEAKERS | None = Field(None, description="Who says it: 'maintainer', 'fix' (a merged change), 'reproduction', 'docs', 'source' (the code), 'reporter' or 'commenter'. Required with a quote.")
+    role: ROLES | None = Field(None, description="What the quote does for the cause: 'cause' (it shows the cause), 'fix' (it shows that the fix or workaround works) or 'counter-example' (it speaks against the cause; never counted as support). Only with a quote.")
 
     _ref = field_validator("ref")(classmethod(lambda cls, v: _check_ref(v)))
 
@@ -110,11 +120,13 @@ class Evidence(_Model):
     def _speaker(self) -> "Evidence":
         if self.quote is not None and self.by is None:
             raise ValueError("a quote needs 'by': who says it")
+        if self.role is not None and self.quote is None:
+            raise ValueError("'role' says what a quote does; give the quote")
         return self
 
     @property
     def confirms(self) -> bool:
-        return self.quote is not None and self.by in CONFIRMING
+        return self.quote is not None and self.by in CONFIRMING and self.role != "counter-example"
 
 
 class Fix(_Model):
@@ -146,7 +158,7 @@ class Cause(_Model):
 
     text: L10n = Field(description="The cause in plain words.")
     confidence: Literal["confirmed", "likely", "speculative"] = Field(description="'confirmed' only when a quote by a maintainer, a merged fix or a reproduction says so; 'likely' when the evidence points there; 'speculative' for a guess.")
-    evidence: list[str | Evidence] = Field(default_factory=list, description="Sources that support it: a reference ('owner/repo#number'), or an object with the reference, a verbatim quote and who says it.")
+    evidence: list[str | Evidence] = Field(default_factory=list, description="Sources that support it: a reference ('owner/repo#number'), or an object with the reference, a verbatim quote, who says it and what the quote does (its role: cause, fix or counter-example).")
     fixed_in: list[Fix] = Field(default_factory=list, description="Upstream releases or pull requests that fix this cause.")
     when: When | None = Field(None, description="A test over the captured values that tells whether this cause fits the paste; the page then says which cause fits and why, in the reader's own numbers.")
 
@@ -207,9 +219,9 @@ class Verification(_Model):
 class Reference(_Model):
     """A public source the guide draws on."""
 
-    ref: str = Field(description="'owner/repo#number' for an issue or pull request, 'seed:<file>' for a founding article.", pattern=REF_PATTERN)
+    ref: str = Field(description="'owner/repo#number' for an issue or pull request, 'seed:<file>' for a founding article, or any other form a cause's evidence may cite ('owner/repo@sha:path', 'doc:…', 'repro:<guide id>', 'pypi:<name>==<version>[:<path>]').", pattern=REF_PATTERN)
     url: str | None = Field(None, description="An https link to the source.", max_length=500)
-    title: str | None = Field(None, description="The source's title.", max_length=300)
+    title: str | None = Field(None, description="The source's title, as the source gives it (an issue's or pull request's title); `kb validate` counts the references without one.", max_length=300)
 
     _url = field_validator("url")(classmethod(lambda cls, v: _check_url(v)))
 

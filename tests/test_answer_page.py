@@ -73,3 +73,13 @@ def test_a_guide_shows_why_we_believe_each_quoted_cause():
     assert why
     quoted = [c.value for e in why for c in e.code]
     assert any("lowered the batch size" in q for q in quoted), quoted
+
+
+def test_a_counter_example_is_shown_as_one():
+    # cuda-unknown-error keeps the words of the reporter who found PyTorch's CUDA_VISIBLE_DEVICES hint irrelevant.
+    at = app(guide="cuda-unknown-error")
+    no_crash(at)
+    why = [e for e in at.expander if e.label == "Why we believe this"]
+    labels = [m.value.replace("\\", "") for e in why for m in e.markdown]  # Markdown-escaped on the page
+    assert any(v.startswith("Against this cause:") and "pytorch/pytorch#88639" in v for v in labels), labels
+    assert any(not v.startswith("Against") and "pytorch/pytorch#88639" in v for v in labels)  # the same thread, for the fix

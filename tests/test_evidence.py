@@ -44,3 +44,29 @@ def test_a_quote_needs_a_speaker():
 def test_every_guide_meets_the_evidence_rules(index):
     problems = [p for g in index.guides.values() for p in evidence_problems(g, g.id)]
     assert not problems, problems[:10]
+
+
+def test_a_counter_example_never_confirms(index):
+    # A maintainer's words against the cause are kept for the reader, not counted as support.
+    cause = {"confidence": "confirmed", "evidence": [{"ref": "pytorch/pytorch#16417", "quote": "This is not caused by the batch size.",
+                                                      "by": "maintainer", "role": "counter-example"}]}
+    problems = evidence_problems(_with_cause(index, **cause), "x.yaml")
+    assert any("needs a verbatim quote" in p.message for p in problems), problems
+
+
+def test_a_role_is_one_of_three_and_needs_a_quote():
+    from pydantic import ValidationError
+
+    from schema.models import Evidence
+    assert Evidence(ref="a/b#1", quote="the fix worked for me", by="reporter", role="fix").role == "fix"
+    with pytest.raises(ValidationError):
+        Evidence(ref="a/b#1", quote="the fix worked for me", by="reporter", role="proof")
+    with pytest.raises(ValidationError, match="give the quote"):
+        Evidence(ref="a/b#1", role="cause")
+
+
+def test_a_release_on_pypi_is_a_reference():
+    from schema.models import Evidence
+    assert Evidence(ref="pypi:transformers==4.50.3:transformers/training_args.py", quote="evaluation_strategy: Union[",
+                    by="source").ref.startswith("pypi:")
+    assert Evidence(ref="pypi:vllm==0.13.0").ref == "pypi:vllm==0.13.0"

@@ -26,7 +26,7 @@ def _raw_cases():
     from kb.guides.load import load_guides
     for g in load_guides().guides:
         for i, raw in enumerate(g.raw_errors):
-            yield pytest.param(g.id, SCOPE_TIER[g.scope].name, raw.text, id=f"{g.id}-{i}")
+            yield pytest.param(g.id, SCOPE_TIER[g.scope].name, raw.pasted(), id=f"{g.id}-{i}")
 
 
 @pytest.mark.parametrize("gid, tier, text", list(_raw_cases()))

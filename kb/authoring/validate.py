@@ -15,6 +15,7 @@ from kb import ROOT
 from kb.engine.index import Index, Pattern
 from kb.engine.signature import TemplateError, compile_template
 from kb.authoring.evidence import evidence_problems
+from kb.authoring.typography import typography_problems
 from kb.engine.values import check_test, names_in
 from kb.guides.load import Problem
 from kb.engine.match import match
@@ -33,7 +34,7 @@ def self_test(index: Index) -> list[Problem]:
         path = str(index.paths.get(gid, gid))
         own = SCOPE_TIER[g.scope].name  # the tier the guide's scope answers in: match, or triage for a class guide
         for i, raw in enumerate(g.raw_errors):
-            result = match(index, raw.text)
+            result = match(index, raw.pasted())
             top = result.matches[0] if result.matches else None
             if top is None or top.guide_id != gid or top.confidence != own:
                 got = f"{top.guide_id} ({top.confidence})" if top else "nothing"
@@ -45,6 +46,7 @@ def self_test(index: Index) -> list[Problem]:
         problems.extend(_anchor_checks(g, regexes.get(gid, ()), path))
         problems.extend(value_problems(g, path))
         problems.extend(evidence_problems(g, path))
+        problems.extend(typography_problems(g, path))
         problems.extend(reproduction_problems(g, path))
     return problems
 
@@ -54,7 +56,7 @@ def _anchor_checks(g: Guide, patterns, path: str) -> list[Problem]:
     out = []
     for p in patterns:
         for raw in g.raw_errors:
-            m = re2.search(p.compiled.pattern, raw.text)
+            m = re2.search(p.compiled.pattern, raw.pasted())
             if m and p.compiled.anchor not in m.group(0):
                 out.append(Problem(path, None, f"signatures[{p.sig}]", f"anchor {p.compiled.anchor!r} is not part of the text the regex matches"))
                 break
@@ -118,3 +120,9 @@ def reproduction_problems(g: Guide, path: str) -> list[Problem]:
 
 def validate(index: Index) -> list[Problem]:
     return list(index.problems) + self_test(index)
+
+
+def untitled_references(index: Index) -> int:
+    """How many references (over all guides) have no title. Every reference should have one,
+    the source's own; until they all do this is a count `kb validate` reports, not a refusal."""
+    return sum(1 for g in index.guides.values() for r in g.references if not r.title)
