@@ -21,7 +21,7 @@ from kb.engine.index import Index, Pattern
 from kb.engine.likely import Likely, find_likely
 from kb.engine.parse import Paste, parse
 from kb.engine.reasons import word
-from kb.engine.roots import RootError, root_error
+from kb.engine.roots import RootError, answering_wrappers, root_error
 from kb.engine.signature import Compiled
 from kb.engine.similar import similar
 from kb.engine.values import CauseFit, Value, capture, cause_fits
@@ -107,16 +107,17 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
                     if m.evidence is not None and m.evidence.pattern.source.rstrip().endswith(":")}
     root = root_error(paste, frozenset(m.first_line for m in wrappers), wrapper_ends)
     root, covered = ranking.cover(matches, root, paste)
+    answering = answering_wrappers(root, paste, {m.guide_id: m.first_line for m in wrappers})
     if root is not None and root.wrapper_only:
-        covered = bool(wrappers)  # the wrapper guide answers
+        covered = bool(answering)  # the wrapper guide answers
     if likely and root is not None and not covered and not root.wrapper_only:
         hit = find_likely(index, root)
         if hit is not None:
             _add_likely(matches, hit, root)
             covered = True
     for m in matches:
-        if m.wrapper and m.confidence == "match" and root is not None and not root.wrapper_only:
-            m.confidence = "help"  # the wrapped error is in the paste: the wrapper only helps read the log
+        if m.wrapper and m.confidence == "match" and root is not None and m.guide_id not in answering:
+            m.confidence = "help"  # the wrapped error is in the paste (or cut off it): the wrapper only helps read the log
         elif not covered and root is not None and m.confidence == "match" and not m.wrapper:
             # It matched another line (a cascade after the root error, a warning before it): not the answer.
             m.confidence = "help"

@@ -52,7 +52,11 @@ PREFIXES: list[re.Pattern[str]] = [
     re.compile(rf"^\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s*[-|]?\s*{_LEVEL}\b\s*[-:|]?)?\s?"),
     # journald / syslog: "Nov 29 10:00:01 host kernel: "
     re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2}\s\d\d:\d\d:\d\d\s[\w.-]+\s[\w./-]+(?:\[\d+\])?:\s"),
+    # the left border of a box drawn around the output (rich's panels, a log viewer's frame): "│ "
+    re.compile(r"^[│┃]\s?"),
 ]
+# The right border of such a box, dropped from a line that had the left one.
+_RIGHT_BORDER = re.compile(r"\s+[│┃]$")
 
 
 
@@ -215,6 +219,8 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
         if "  " in body and "  " in body.lstrip():
             body = _SPACES.sub(" ", body)
         body = body.rstrip()
+        if prefix.endswith(("│", "│ ", "┃", "┃ ")) and body.endswith(("│", "┃")):
+            body = _RIGHT_BORDER.sub("", body)
         no = i + 1 if i < split else (cut.marker_no if i == split else i + shift)
         lines.append(Line(no, prefix, body))
         parts.append(body)

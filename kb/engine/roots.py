@@ -35,12 +35,16 @@ WRAPPERS = re.compile(
 NATIVE = re.compile(
     r"^\s*what\(\):\s+\S|terminate called after throwing|\bCUDA error: |\bNCCL WARN |Segmentation fault"
     r"|\bSIGSEGV\b|Fatal Python error:|\[TensorRT-LLM\]\[ERROR\]|(?:^|\s|: )(?:fatal )?error: \S|^Killed\s*$"
-    r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |No such file or directory$|\bAssertion `.+' failed")
+    r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |undefined reference to `|No such file or directory$"
+    r"|\bAssertion `.+' failed")
 _NATIVE_ALL = re2.compile("(?m)" + NATIVE.pattern)
 _WRAPPERS_ALL = re2.compile("(?m)" + WRAPPERS.pattern)
 # Lines of a traceback's structure, never an error themselves.
 _STRUCTURE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)")
 QUIET = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN)\b")  # a log line at these levels reports no failure
+# An HTTP server's access-log line ('"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error'): it says
+# that a request failed, never why. It is the root error only when the paste holds nothing else.
+ACCESS_LOG = re.compile(r'"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^"\s]+ HTTP/\d(?:\.\d)?" \d{3}\b')
 _WARNING_TYPE = re.compile(r"Warning$")
 
 
@@ -68,6 +72,47 @@ class RootError:
     end: int
     wrapper_only: bool  # the paste holds nothing but wrappers
     weak: bool = False  # found by looks alone: a guide that matches elsewhere knows better
+    cut: bool = False  # a wrapper that prints the error it wraps as a traceback, and that traceback is cut short
+
+    def holds(self, i: int) -> bool:
+        """Whether line `i` is part of this error: its traceback, its line, the lines its message goes on over."""
+        return self.start <= i < self.end or i == self.index
+
+
+ADJACENT = 2  # lines right above an error that may report it in other words ("Bfloat16 is only supported …")
+
+
+def covers(paste: Paste, root: RootError, i: int) -> bool:
+    """Whether a guide that matched line `i` answers for the root error: the line is part of it, or
+    one of the few lines right above it, with no blank line between, that is not a warning."""
+    if root.holds(i):
+        return True
+    if not root.start - ADJACENT <= i < root.start:
+        return False
+    between = paste.lines[i:root.start]
+    return all(ln.text.strip() for ln in between) and not _warns(paste, i)
+
+
+def _warns(paste: Paste, i: int) -> bool:
+    line = paste.lines[i]
+    return bool(WARNING_LINE.search(line.text)) or (bool(line.prefix) and bool(QUIET.search(line.prefix))
+                                                    and "ERROR" not in line.prefix)
+
+
+# A line that only warns (Python's `UserWarning: …`, `warnings.warn(`, glog's `[W …]`, a WARNING level):
+# an error after it is the root error, and a guide that matched only the warning does not cover it.
+WARNING_LINE = re.compile(r"\b[A-Z]\w*Warning: |^\s*warn(?:ings\.warn)?\(|^\[W[\d ]|\bWARNING\b")
+
+
+def answering_wrappers(root: "RootError | None", paste: Paste, matched: dict[str, int]) -> set[str]:
+    """Of the wrapper guides that matched (guide → the first line it matched), those that answer for
+    a paste that holds nothing but wrappers: none when the error a wrapper prints was cut off the
+    paste; not one that matched only an access-log line while another wrapper matched elsewhere;
+    else all of them: they summarise one failure, and the ranking orders them."""
+    if root is None or not root.wrapper_only or root.cut:
+        return set()
+    logged = {g for g, i in matched.items() if access_log(paste, i)}
+    return set(matched) - logged or set(matched)
 
 
 def _python_events(paste: Paste) -> Iterator[Event]:
@@ -79,8 +124,25 @@ def _python_events(paste: Paste) -> Iterator[Event]:
         if _WARNING_TYPE.search(e.exc_type or "") or _quiet(paste, e.index):
             continue
         text = paste.lines[e.index].text
-        yield Event(e.index, e.exc_type, e.message, e.modules, min(e.start, e.chain),
+        yield Event(e.index, e.exc_type, e.message, e.modules, _frames_above(paste, min(e.start, e.chain)),
                     _message_end(paste, chain_end[e.chain]), bool(WRAPPERS.search(text)))
+
+
+def _frames_above(paste: Paste, i: int, limit: int = 200) -> int:
+    """Where the traceback of the error on line `i` starts when the paste holds no header for it (an
+    excerpt that starts mid-traceback): the frames, source lines and carets right above it."""
+    def framish(t: str) -> bool:
+        return bool(t.strip()) and (t.lstrip().startswith(('File "', "^", "~")) or t[:1] in " \t" or _code(t))
+
+    j = i
+    while j > 0 and i - j < limit:
+        if framish(paste.lines[j - 1].text):
+            j -= 1
+        elif j > 1 and not paste.lines[j - 1].text.strip() and framish(paste.lines[j - 2].text):
+            j -= 2  # a blank line the issue tracker put between the lines of a paste
+        else:
+            break
+    return j
 
 
 MAX_MESSAGE_LINES = 15
@@ -145,7 +207,8 @@ def _native_events(paste: Paste, limit: int = 200) -> Iterator[Event]:
             n += 1
             if n >= limit:
                 return
-        block = Event(i, None, t.strip(), (), max(0, i - 1), i + 1, bool(WRAPPERS.search(t)))
+        # A native message goes on over the lines after it (NCCL's "NCCL INFO … -> 2" trace, CUDA's advice).
+        block = Event(i, None, t.strip(), (), max(0, i - 1), max(i + 1, _message_end(paste, i)), bool(WRAPPERS.search(t)))
     if block is not None:
         yield block
 
@@ -154,9 +217,13 @@ _CODE = re.compile(r"\s*(?:raise|return|assert|if|elif|except|print|logger\.\w+|
                    r"|\s*[\w.\[\]]+\s*=\s*[\w.]+\(|\s*[\w.]+\(.*\)\s*$")
 
 
+_WHAT = re.compile(r"\s*what\(\):\s+\S")
+
+
 def _code(text: str) -> bool:
-    """A line of source a traceback prints (`    raise ValueError(f"Grammar error: {err}")`)."""
-    return bool(_CODE.match(text))
+    """A line of source a traceback prints (`    raise ValueError(f"Grammar error: {err}")`); a C++
+    exception's `  what():  … (/path/file.cpp:42)` line is the error, not code, whatever it ends with."""
+    return bool(_CODE.match(text)) and not _WHAT.match(text)
 
 
 def _quiet(paste: Paste, i: int) -> bool:
@@ -164,13 +231,26 @@ def _quiet(paste: Paste, i: int) -> bool:
     return bool(prefix) and bool(QUIET.search(prefix)) and "ERROR" not in prefix
 
 
+def access_log(paste: Paste, i: int) -> bool:
+    return "HTTP/" in paste.lines[i].text and bool(ACCESS_LOG.search(paste.lines[i].text))
+
+
+def _first(paste: Paste, lines) -> int | None:
+    """The first of `lines` that is not an access-log line, else the first access-log line."""
+    later = None
+    for i in lines:
+        if not access_log(paste, i):
+            return i
+        later = i if later is None else later
+    return later
+
+
 def _wrapper_only_lines(paste: Paste) -> list[Event]:
     """Wrapper lines that are neither Python exceptions nor native errors (torchrun's summary table)."""
-    for m in _WRAPPERS_ALL.finditer(paste.text):
-        i = paste.line_at(max(m.start(), m.end() - 1))
-        if len(paste.lines[i].text) < 4000:
-            return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True)]
-    return []
+    lines = (i for m in _WRAPPERS_ALL.finditer(paste.text)
+             if len(paste.lines[i := paste.line_at(max(m.start(), m.end() - 1))].text) < 4000)
+    i = _first(paste, lines)
+    return [] if i is None else [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True)]
 
 
 def _is_source_line(paste: Paste, i: int) -> bool:
@@ -185,7 +265,8 @@ def _fallback(paste: Paste) -> list[Event]:
         t = paste.lines[i].text
         return bool(t.strip()) and not _STRUCTURE.match(t) and not _is_source_line(paste, i) and not _quiet(paste, i) and not _code(t)
 
-    lines = [i for i in sorted(e.index for e in paste.errors if e.exc_type is None) if usable(i)][:1]
+    first = _first(paste, (i for i in sorted(e.index for e in paste.errors if e.exc_type is None) if usable(i)))
+    lines = [] if first is None else [first]
     if not lines:
         # Only a paste of a few lines is its own first line; a longer one is looked at no further.
         nonblank = [i for i, ln in enumerate(paste.lines[:200]) if ln.text.strip()]
@@ -219,13 +300,29 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
         found = _wrapper_only_lines(paste)
     if not found:
         # A line a guide's wrapper signature matched is an error too: then nothing but the wrapper is here.
-        found = [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True) for i in sorted(wrapper_lines)[:1]]
+        first = _first(paste, sorted(wrapper_lines))
+        found = [] if first is None else [Event(first, None, paste.lines[first].text.strip(), (), first, first + 1, True)]
     if not found:
         found = _fallback(paste)
     return [marked(e) for e in found]
 
 
 TYPED = re.compile(r"([\w.]+(?:Error|Exception)):")  # a message that starts with its exception's type
+_HEADER = "Traceback (most recent call last):"
+_OWN_HEADER = re.compile(r"[\s|+]*(?:Exception Group )?Traceback \(most recent call last\):")  # a header alone on its line
+
+
+def _cut_wrapper(paste: Paste) -> int | None:
+    """In a paste of wrappers only, the first line whose message is a traceback printed after its own
+    words (SGLang's "Scheduler hit an exception: Traceback (most recent call last):") when that
+    traceback stops before its error line: the error the wrapper reports was cut off the paste."""
+    if _HEADER not in paste.text:
+        return None
+    closed = {x.start for x in paste.errors if x.exc_type is not None}
+    for i, line in enumerate(paste.lines):
+        if _HEADER in line.text and i not in closed and not _OWN_HEADER.match(line.text):
+            return i
+    return None
 
 
 def _said_after(text: str) -> str | None:
@@ -262,6 +359,12 @@ def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset(),
         return None
     real = [e for e in found if not e.wrapper]
     e = real[0] if real else found[0]
+    if not real:
+        cut = _cut_wrapper(paste)
+        if cut is not None:
+            # The wrapped error was cut off the paste: the wrapper is no answer, the cut is the news.
+            return RootError(cut, paste.lines[cut].no, paste.lines[cut].text.strip()[:2000], None,
+                             paste.lines[cut].text.strip()[:2000], (), cut, cut + 1, True, False, True)
     inner = None if real else _wrapped(paste.lines[e.index].text, (wrapper_ends or {}).get(e.index))
     if inner is not None:
         text, exc = inner
