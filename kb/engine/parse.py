@@ -17,6 +17,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from kb.engine.signature import normalise_text
+from kb.engine.wraps import joined
 from kb.engine.tracebacks import _ERRORISH, FRAME_ANYWHERE, ErrorLine, Line, find_errors, package_of  # noqa: F401 (re-exported)
 
 # Default cut-off for one paste. Above it the head and the tail are analysed: the error
@@ -208,7 +209,8 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
     lines: list[Line] = []
     parts: list[str] = []
     long_lines = 0
-    for i, raw in enumerate(text.split("\n")):
+    raws = text.split("\n")
+    for i, raw in enumerate(raws):
         m = first_prefix(raw)
         prefix, body = (raw[: m.end()], raw[m.end():]) if m and m.end() else ("", raw)
         if len(body) > MAX_LINE:
@@ -224,6 +226,10 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
         no = i + 1 if i < split else (cut.marker_no if i == split else i + shift)
         lines.append(Line(no, prefix, body))
         parts.append(body)
+    # A message a console wrapped over several lines is read whole on its first line.
+    for k, whole in joined(raws, [len(ln.prefix) for ln in lines], parts).items():
+        lines[k] = lines[k]._replace(text=whole)
+        parts[k] = whole
     if long_lines:
         note = ((note + " ") if note else "") + (
             f"{long_lines:,} line(s) longer than {MAX_LINE:,} characters were shortened to their first "

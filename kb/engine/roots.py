@@ -19,18 +19,9 @@ import re2
 from dataclasses import dataclass
 
 from kb.engine.parse import Paste
+from kb.engine.wrappers import (INLINE, TYPED, WRAPPERS, _WRAPPERS_ALL, access_log, answering_wrappers,  # noqa: F401 (re-exported)
+                                cut_wrapper, first_unlogged, wrapped)
 
-# Messages that only report that something else failed. Guides mark their own wrapper
-# signatures too (Signature.wrapper); these are the ones every log of the stack prints.
-WRAPPERS = re.compile(
-    r"ChildFailedError|failed \(exitcode: -?\d+\)|Root Cause \(first observed failure\)"
-    r"|Engine core initiali[sz]ation failed|WorkerProc (?:initiali[sz]ation failed|failed to start)"
-    r"|Worker failed with error|(?:Async)?EngineDeadError|Engine process failed to start"
-    r"|Got fatal signal from worker processes|RayTaskError|ray\.exceptions\.\w+|ActorDiedError"
-    r"|CalledProcessError|subprocess-exited-with-error|Failed building wheel|Could not build wheels"
-    r"|ProcessRaisedException|ProcessExitedException|BackendCompilerFailed|Executor worker returned error"
-    r"|Failed to build installable wheels|metadata-generation-failed|legacy-install-failure"
-    r"|Encountered error while trying to install package|exit code: [1-9]\d*\s*$")
 # Errors that are not Python exceptions: native messages, compilers, the kernel.
 NATIVE = re.compile(
     r"^\s*what\(\):\s+\S|terminate called after throwing|\bCUDA error: |\bNCCL WARN |Segmentation fault"
@@ -38,13 +29,9 @@ NATIVE = re.compile(
     r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |undefined reference to `|No such file or directory$"
     r"|\bAssertion `.+' failed")
 _NATIVE_ALL = re2.compile("(?m)" + NATIVE.pattern)
-_WRAPPERS_ALL = re2.compile("(?m)" + WRAPPERS.pattern)
 # Lines of a traceback's structure, never an error themselves.
 _STRUCTURE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)")
 QUIET = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN)\b")  # a log line at these levels reports no failure
-# An HTTP server's access-log line ('"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error'): it says
-# that a request failed, never why. It is the root error only when the paste holds nothing else.
-ACCESS_LOG = re.compile(r'"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^"\s]+ HTTP/\d(?:\.\d)?" \d{3}\b')
 _WARNING_TYPE = re.compile(r"Warning$")
 
 
@@ -104,17 +91,6 @@ def _warns(paste: Paste, i: int) -> bool:
 WARNING_LINE = re.compile(r"\b[A-Z]\w*Warning: |^\s*warn(?:ings\.warn)?\(|^\[W[\d ]|\bWARNING\b")
 
 
-def answering_wrappers(root: "RootError | None", paste: Paste, matched: dict[str, int]) -> set[str]:
-    """Of the wrapper guides that matched (guide → the first line it matched), those that answer for
-    a paste that holds nothing but wrappers: none when the error a wrapper prints was cut off the
-    paste; not one that matched only an access-log line while another wrapper matched elsewhere;
-    else all of them: they summarise one failure, and the ranking orders them."""
-    if root is None or not root.wrapper_only or root.cut:
-        return set()
-    logged = {g for g, i in matched.items() if access_log(paste, i)}
-    return set(matched) - logged or set(matched)
-
-
 def _python_events(paste: Paste) -> Iterator[Event]:
     errors = [e for e in paste.errors if e.exc_type is not None]
     chain_end: dict[int, int] = {}
@@ -147,9 +123,6 @@ def _frames_above(paste: Paste, i: int, limit: int = 200) -> int:
 
 MAX_MESSAGE_LINES = 15
 _RANK_TAG = re.compile(r"\[(?:rank|default)\d+\]|rank=\d+|\bTP\d+\b|Worker_TP\d+")
-# Wrappers that print the wrapped error on their own line, after them ("… because of the following
-# error (look up to see its traceback):\n<the error>" in one message line, BackendCompilerFailed's "raised:").
-INLINE = re.compile(r"because of the following error \(look up to see its traceback\):\s*|backend='\w+' raised:\s*")
 _EXC_LINE = re.compile(r"[\w.]+(?:Error|Exception|Warning): ")
 
 
@@ -181,6 +154,13 @@ def _message_end(paste: Paste, i: int) -> int:
     return end + 1
 
 
+def _header_only(text: str) -> bool:
+    """A line whose words end in the header of the traceback that follows ("warmup error: Traceback
+    (most recent call last):"): the error is that traceback's, not these words'."""
+    h = text.find("Traceback (most recent call last):")
+    return h > 0 and not NATIVE.search(text[:h].rstrip(" :") + "\n")
+
+
 def _native_lines(paste: Paste) -> list[int]:
     """The lines NATIVE matches, by one linear-time scan of the whole text (RE2), not one search a line."""
     found: list[int] = []
@@ -197,7 +177,7 @@ def _native_events(paste: Paste, limit: int = 200) -> Iterator[Event]:
     n = 0
     for i in _native_lines(paste):
         t = paste.lines[i].text
-        if i in python_lines or len(t) > 4000 or _quiet(paste, i) or _code(t):
+        if i in python_lines or len(t) > 4000 or _quiet(paste, i) or _code(t) or _header_only(t):
             continue
         if block is not None and i - block.end <= 1:  # one block of native lines is one incident
             block = Event(block.index, block.exc_type, block.message, block.modules, block.start, i + 1, block.wrapper)
@@ -231,25 +211,11 @@ def _quiet(paste: Paste, i: int) -> bool:
     return bool(prefix) and bool(QUIET.search(prefix)) and "ERROR" not in prefix
 
 
-def access_log(paste: Paste, i: int) -> bool:
-    return "HTTP/" in paste.lines[i].text and bool(ACCESS_LOG.search(paste.lines[i].text))
-
-
-def _first(paste: Paste, lines) -> int | None:
-    """The first of `lines` that is not an access-log line, else the first access-log line."""
-    later = None
-    for i in lines:
-        if not access_log(paste, i):
-            return i
-        later = i if later is None else later
-    return later
-
-
 def _wrapper_only_lines(paste: Paste) -> list[Event]:
     """Wrapper lines that are neither Python exceptions nor native errors (torchrun's summary table)."""
     lines = (i for m in _WRAPPERS_ALL.finditer(paste.text)
              if len(paste.lines[i := paste.line_at(max(m.start(), m.end() - 1))].text) < 4000)
-    i = _first(paste, lines)
+    i = first_unlogged(paste, lines)
     return [] if i is None else [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True)]
 
 
@@ -265,7 +231,7 @@ def _fallback(paste: Paste) -> list[Event]:
         t = paste.lines[i].text
         return bool(t.strip()) and not _STRUCTURE.match(t) and not _is_source_line(paste, i) and not _quiet(paste, i) and not _code(t)
 
-    first = _first(paste, (i for i in sorted(e.index for e in paste.errors if e.exc_type is None) if usable(i)))
+    first = first_unlogged(paste, (i for i in sorted(e.index for e in paste.errors if e.exc_type is None) if usable(i)))
     lines = [] if first is None else [first]
     if not lines:
         # Only a paste of a few lines is its own first line; a longer one is looked at no further.
@@ -300,54 +266,11 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
         found = _wrapper_only_lines(paste)
     if not found:
         # A line a guide's wrapper signature matched is an error too: then nothing but the wrapper is here.
-        first = _first(paste, sorted(wrapper_lines))
+        first = first_unlogged(paste, sorted(wrapper_lines))
         found = [] if first is None else [Event(first, None, paste.lines[first].text.strip(), (), first, first + 1, True)]
     if not found:
         found = _fallback(paste)
     return [marked(e) for e in found]
-
-
-TYPED = re.compile(r"([\w.]+(?:Error|Exception)):")  # a message that starts with its exception's type
-_HEADER = "Traceback (most recent call last):"
-_OWN_HEADER = re.compile(r"[\s|+]*(?:Exception Group )?Traceback \(most recent call last\):")  # a header alone on its line
-
-
-def _cut_wrapper(paste: Paste) -> int | None:
-    """In a paste of wrappers only, the first line whose message is a traceback printed after its own
-    words (SGLang's "Scheduler hit an exception: Traceback (most recent call last):") when that
-    traceback stops before its error line: the error the wrapper reports was cut off the paste."""
-    if _HEADER not in paste.text:
-        return None
-    closed = {x.start for x in paste.errors if x.exc_type is not None}
-    for i, line in enumerate(paste.lines):
-        if _HEADER in line.text and i not in closed and not _OWN_HEADER.match(line.text):
-            return i
-    return None
-
-
-def _said_after(text: str) -> str | None:
-    """What a wrapper's message says after its own words ('Capture cuda graph failed: CUDA error:
-    capturing stream has unjoined work'), when that is a message of its own, not a path or a count."""
-    inner = text.strip().lstrip(":").strip().strip("'\"")
-    words = [w for w in inner.split() if re.search(r"[A-Za-z]{2}", w)]
-    return inner if len(words) >= 3 and sum(c.isalpha() for c in inner) >= 12 else None
-
-
-def _wrapped(line: str, colon_end: int | None) -> tuple[str, str | None] | None:
-    """The error a wrapper line prints after its own words, with its type if it has one: an
-    exception named after INLINE's words (a bare fragment such as "initialization failed" says too
-    little, and the wrapper's guide is the better answer), or the message after the colon a
-    wrapper signature ends with (`colon_end`: where that signature's match ends on the line)."""
-    text = line.strip()
-    inline = INLINE.search(text)
-    typed = TYPED.match(text[inline.end():]) if inline else None
-    if typed:
-        return text[inline.end():], typed.group(1)
-    said = _said_after(line[colon_end:]) if colon_end is not None else None
-    if said:
-        typed = TYPED.match(said)
-        return said, typed.group(1) if typed else None
-    return None
 
 
 def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset(),
@@ -360,12 +283,12 @@ def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset(),
     real = [e for e in found if not e.wrapper]
     e = real[0] if real else found[0]
     if not real:
-        cut = _cut_wrapper(paste)
+        cut = cut_wrapper(paste)
         if cut is not None:
             # The wrapped error was cut off the paste: the wrapper is no answer, the cut is the news.
             return RootError(cut, paste.lines[cut].no, paste.lines[cut].text.strip()[:2000], None,
                              paste.lines[cut].text.strip()[:2000], (), cut, cut + 1, True, False, True)
-    inner = None if real else _wrapped(paste.lines[e.index].text, (wrapper_ends or {}).get(e.index))
+    inner = None if real else wrapped(paste.lines[e.index].text, (wrapper_ends or {}).get(e.index))
     if inner is not None:
         text, exc = inner
         return RootError(e.index, paste.lines[e.index].no, text[:2000], exc, text[:2000], e.modules, e.start,
