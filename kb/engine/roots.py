@@ -27,7 +27,8 @@ NATIVE = re.compile(
     r"^\s*what\(\):\s+\S|terminate called after throwing|\bCUDA error: |\bNCCL WARN |Segmentation fault"
     r"|\bSIGSEGV\b|Fatal Python error:|\[TensorRT-LLM\]\[ERROR\]|(?:^|\s|: )(?:fatal )?error: \S|^Killed\s*$"
     r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |undefined reference to `|No such file or directory$"
-    r"|\bAssertion `.+' failed")
+    r"|^Failed: Cuda error \S+:\d+ '"  # vLLM's and SGLang's CUDACHECK (custom all-reduce)
+    r"|\bAssertion `.+[`'] failed")  # glibc's `expr' and the CUDA device assert's `expr`
 _NATIVE_ALL = re2.compile("(?m)" + NATIVE.pattern)
 # Lines of a traceback's structure, never an error themselves.
 _STRUCTURE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)")

@@ -28,7 +28,11 @@ WRAPPERS = re.compile(
     r"|CalledProcessError|subprocess-exited-with-error|Failed building wheel|Could not build wheels"
     r"|ProcessRaisedException|ProcessExitedException|BackendCompilerFailed|Executor worker returned error"
     r"|Failed to build installable wheels|metadata-generation-failed|legacy-install-failure"
-    r"|Encountered error while trying to install package|exit code: [1-9]\d*\s*$")
+    r"|Encountered error while trying to install package|exit code: [1-9]\d*\s*$"
+    # vLLM V0's engine client and API server, SGLang's and vLLM's processes, the ASGI server:
+    r"|Engine loop has died|LLMEngine is already dead|Engine process \(pid \d+\) died"
+    r"|(?:Scheduler|DetokenizerManager|DataParallelController|TpModelWorkerClient|EngineCore|WorkerProc) hit an exception"
+    r"|Exception in ASGI application")
 _WRAPPERS_ALL = re2.compile("(?m)" + WRAPPERS.pattern)
 
 # An HTTP server's access-log line ('"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error'): it says
