@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 
 from kb.engine.parse import parse, strip_prefixes
 from kb.engine.roots import TYPED, RootError, root_error
-from kb.engine.textsim import MASKS, literal_letters, mask, mask_template, shingles, strip_boilerplate, words
+from kb.engine.textsim import MASKS, literal_letters, mask, mask_template, shingles, strip_boilerplate, weight, words
 
 if TYPE_CHECKING:
     from kb.engine.index import Index
@@ -37,6 +37,7 @@ MIN_LETTERS = 16  # a root error with less wording than this says too little to 
 TYPE_MISMATCH = 12.0  # two different exception types are seldom the same error
 CANDIDATES = 40
 MIN_COVERAGE = 0.85  # of the paste's error's words, weighted, that the guide's must have too
+COMMON_WORD = 0.5  # the weight in `coverage` of a word every log prints ("error", "cuda"), against 1 for the others
 _QUOTED = re.compile(r"'[^'\n]{1,200}'|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`")
 
 
@@ -139,15 +140,16 @@ def _score(query: str, q_exc: str | None, ref: Ref) -> float:
 
 def coverage(query: str, ref_text: str) -> float:
     """The weighted share of the query's words the reference also has. Every word counts, the
-    common ones too ("list index out of range" is not "index out of range in self"); quoted
-    names weigh double (they say which module, which class); the last word of a cut query may
-    be cut too."""
+    common ones too ("list index out of range" is not "index out of range in self") though at half
+    the weight of the words that say which error it is ("an illegal instruction" is not "an illegal
+    memory access" however much the rest agrees); quoted names weigh double (they say which
+    module, which class); the last word of a cut query may be cut too."""
     ref_words = set(words(ref_text))
     quoted = {w for q in _QUOTED.findall(query) for w in words(q)}
     q_words = [w for w in words(query) if w not in MASKS]
     total = got = 0.0
     for i, w in enumerate(q_words):
-        wt = 2.0 if w in quoted else 1.0
+        wt = 2.0 if w in quoted else max(weight(w), COMMON_WORD)
         total += wt
         if w in ref_words or (i == len(q_words) - 1 and any(r.startswith(w) for r in ref_words)):
             got += wt
