@@ -10,7 +10,6 @@ from tests.roots_data import paste
 WRAPPED = [
     pytest.param("kohya-1597-rich-handler-winerror-126.txt", 0, '\\torch\\lib\\fbgemm.dll" or one of its dependencies.',
                  id="kohya-1597-rich-handler"),
-    pytest.param("sdnext-4043-rich-handler-401.txt", 0, "Root=1-687696a1-3f66c2915b2296982727aed2", id="sdnext-4043-rich-handler"),
     pytest.param("starcoder-77-wrapped-assertion.txt", 0, "world_size 64 != 4 * 8 * 1", id="starcoder-77-fixed-width"),
     pytest.param("multimodal-gpt-24-wrapped-hfvalidationerror.txt", 0,
                  "or 'namespace/repo_name': '/home/jn/th/work/Multimodal-GPT/checkpoints/llama-7b_hf'. Use `repo_type`",
