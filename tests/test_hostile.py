@@ -71,8 +71,9 @@ PASTES = {
     "1,000 chained exceptions": chain(1000, "During handling of the above exception, another exception occurred:"),
     "1,000 direct causes": chain(1000, "The above exception was the direct cause of the following exception:"),
     "exception group 1,000 deep": nested_group(1000),
-    "recursion error": "Traceback (most recent call last):\n" + '  File "/a.py", line 2, in f\n    return f()\n' * 3 +
-                       "  [Previous line repeated 996 more times]\nRecursionError: maximum recursion depth exceeded\n" + KNOWN + "\n",
+    # The known error first: an error printed after another failure is not the root error (issue 17).
+    "recursion error": KNOWN + "\nTraceback (most recent call last):\n" + '  File "/a.py", line 2, in f\n    return f()\n' * 3 +
+                       "  [Previous line repeated 996 more times]\nRecursionError: maximum recursion depth exceeded\n",
     "NUL bytes and controls": "\x00\x01\x02" * 1000 + KNOWN + "\x00\x7f\x1b[0m\n",
     "replacement characters": "\ufffd" * 5000 + "\n" + KNOWN + "\ufffd\n",
     "lone surrogates": "\ud800\udfff\udc00 " + KNOWN + " \ud83d\n",

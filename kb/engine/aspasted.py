@@ -56,7 +56,7 @@ def _align(pasted: str, text: str) -> list[int] | None:
                 i += 1
         else:
             return None
-    if pasted[i:].strip(_BLANK):
+    if pasted[i:].strip(_BLANK) not in ("", "│", "┃"):  # the right border of a box may follow
         return None
     out.append(i if not text else out[-1] + 1)
     return out

@@ -32,10 +32,10 @@ def word(code: str, lang: str = "en", **values: object) -> str:
     return (zh if lang == "zh" else en).format(**values)
 
 
-def _in_traceback(text: str) -> bool:
+def _in_traceback(text: str, indent: int = 0) -> bool:
     """A line that belongs inside a traceback, above its error line: a frame, its source
-    line (indented) or the carets under it."""
-    return not text or text[0] in " \t" or text.startswith("^")
+    line (indented more than the traceback's header) or the carets under it."""
+    return not text.strip() or len(text) - len(text.lstrip(" \t")) > indent or text.lstrip().startswith("^")
 
 
 def _open_quote(text: str) -> bool:
@@ -69,8 +69,11 @@ def cut_notes(paste: Paste) -> list[tuple[str, dict]]:
     if last < 0:
         return []
     notes: list[tuple[str, dict]] = []
-    header = next((i for i in range(last, -1, -1) if lines[i].text.startswith(_HEADER)), None)
-    if header is not None and all(_in_traceback(ln.text) for ln in lines[header + 1: last + 1]):
+    # The header may stand after a log message's own words or a progress bar on its line.
+    header = next((i for i in range(last, -1, -1) if _HEADER in lines[i].text), None)
+    # A traceback printed inside another program's output (pip's, indented) has its lines indented more.
+    indent = len(lines[header].text) - len(lines[header].text.lstrip(" \t")) if header is not None else 0
+    if header is not None and all(_in_traceback(ln.text, indent) for ln in lines[header + 1: last + 1]):
         notes.append(("traceback_cut", {"line": lines[header].no}))
     # Inside a cut traceback only its last frame line is judged: a source line may open a string
     # it closes lines later (`raise RuntimeError('''`).

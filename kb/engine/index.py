@@ -15,9 +15,9 @@ import re2
 
 from kb.engine.guidestore import GuideMeta, GuideStore, encode_guide, guide_meta  # noqa: F401 (re-exported)
 from kb.guides.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
-from kb.engine.likely import Ref, guide_refs
+from kb.engine.likely import Ref, guide_refs, guide_shingles
 from kb.engine.signature import Compiled, TemplateError, compile_regex, compile_template
-from kb.engine.textsim import weight, words
+from kb.engine.textsim import boilerplate, weight, words
 from schema.models import Guide
 
 _STOP = frozenset("the and for with this that was not are you from has have when can its".split())
@@ -64,6 +64,7 @@ class Index:
     avg_len: float
     contexts: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     refs: dict[str, tuple[Ref, ...]] = field(default_factory=dict)  # what each guide knows of its error (kb.engine.likely)
+    boilerplate: frozenset[str] = frozenset()  # runs of words many guides' raw errors hold (kb.engine.textsim)
 
     def contexts_of(self, p: Pattern) -> list[Pattern]:
         return [self.patterns[i] for i in self.contexts.get((p.guide, p.sig), ())]
@@ -166,14 +167,14 @@ def compile_guide(g: Guide) -> tuple[list[Pattern], list[str]]:
     return out, errors
 
 
-def _prepared(g: Guide) -> tuple[list[Pattern], list[str], Counter, tuple[Ref, ...]]:
+def _prepared(g: Guide) -> tuple[list[Pattern], list[str], Counter, tuple[Ref, ...], frozenset[str]]:
     pats, errors = compile_guide(g)
     # Only signatures that need no context and wrap nothing: a wrapper's lines say nothing about the
     # error it wraps, and a line that needs context ("IndexError: list index out of range" in a
     # TORCH_CUDA_ARCH_LIST build) does not tell the guide's error from any other alone.
     alone = {s.id for s in g.signatures if not s.context and not s.wrapper}
     refs = guide_refs(g, [p.regex for p in pats if p.ctx == -1 and p.sig in alone])
-    return pats, errors, Counter(tokens(_doc_text(g, refs))), refs
+    return pats, errors, Counter(tokens(_doc_text(g, refs))), refs, guide_shingles(g)
 
 
 def build_index(loaded: Loaded) -> Index:
@@ -189,7 +190,8 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
     kept: list[str] = []
     docs: dict[str, Counter] = {}
     refs: dict[str, tuple[Ref, ...]] = {}
-    for gid, pats, errors, toks, grefs in preps:
+    shingled: dict[str, frozenset[str]] = {}
+    for gid, pats, errors, toks, grefs, shingles in preps:
         for e in errors:
             problems.append(Problem(str(paths_in.get(gid, gid)), None, e.split(":")[0], e.split(": ", 1)[-1]))
         if not any(p.ctx == -1 for p in pats):
@@ -198,6 +200,7 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
         kept.append(gid)
         docs[gid] = toks
         refs[gid] = grefs
+        shingled[gid] = shingles
         patterns.extend(pats)
     if blobs_in is not None:
         guides = GuideStore(blobs={gid: blobs_in[gid] for gid in kept}, meta={gid: meta_in[gid] for gid in kept})
@@ -225,7 +228,7 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
             postings[term].append((gid, tf))
     avg = sum(doc_len.values()) / len(doc_len) if doc_len else 1.0
     return Index(guides, patterns, automaton, problems, {k: v for k, v in paths_in.items() if k in guides},
-                 dict(postings), doc_len, avg, dict(contexts), refs)
+                 dict(postings), doc_len, avg, dict(contexts), refs, boilerplate(shingled))
 
 
 @dataclass(frozen=True)
@@ -241,6 +244,7 @@ class _Light:
     errors: list[str]
     toks: Counter
     refs: tuple[Ref, ...]
+    shingles: frozenset[str]
 
 
 def _light(g: Guide) -> _Light:
@@ -257,5 +261,5 @@ def load_index(root: Path | str | None = None) -> Index:
     # A large base: worker processes read, validate, compile and encode each guide; this
     # process never holds the decoded guides (the same index as build_index(load_guides())).
     lights, paths, problems = check_guides(root, base, files, read_many(files, base, _light))
-    preps = [(x.id, x.patterns, x.errors, x.toks, x.refs) for x in lights]
+    preps = [(x.id, x.patterns, x.errors, x.toks, x.refs, x.shingles) for x in lights]
     return _assemble(preps, problems, paths, None, {x.id: x.blob for x in lights}, {x.id: x.meta for x in lights})

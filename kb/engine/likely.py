@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from rapidfuzz import fuzz
 
-from kb.engine.parse import parse
+from kb.engine.parse import parse, strip_prefixes
 from kb.engine.roots import TYPED, RootError, root_error
-from kb.engine.textsim import MASKS, literal_letters, mask, mask_template, words
+from kb.engine.textsim import MASKS, literal_letters, mask, mask_template, shingles, strip_boilerplate, weight, words
 
 if TYPE_CHECKING:
     from kb.engine.index import Index
@@ -37,6 +37,7 @@ MIN_LETTERS = 16  # a root error with less wording than this says too little to 
 TYPE_MISMATCH = 12.0  # two different exception types are seldom the same error
 CANDIDATES = 40
 MIN_COVERAGE = 0.85  # of the paste's error's words, weighted, that the guide's must have too
+COMMON_WORD = 0.5  # the weight in `coverage` of a word every log prints ("error", "cuda"), against 1 for the others
 _QUOTED = re.compile(r"'[^'\n]{1,200}'|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`")
 
 
@@ -105,6 +106,26 @@ def guide_refs(g: "Guide", regexes: list | None = None) -> tuple[Ref, ...]:
     return tuple(r for r in refs if literal_letters(r.text) >= MIN_LETTERS)
 
 
+MAX_SHINGLE_LINES = 400  # of one raw error: enough to see what every log of the stack prints
+
+
+def guide_shingles(g: "Guide") -> frozenset[str]:
+    """The runs of words the guide's raw errors hold, masked, log prefixes off: counted over all
+    guides, the ones many hold are boilerplate (kb.engine.textsim.boilerplate)."""
+    out: set[str] = set()
+    for raw in g.raw_errors:
+        for line in raw.text.split("\n", MAX_SHINGLE_LINES)[:MAX_SHINGLE_LINES]:
+            out |= shingles(mask(strip_prefixes(line)[1]))
+    return frozenset(out)
+
+
+def _core(text: str, common: frozenset[str], cache: dict[str, str]) -> str:
+    core = cache.get(text)
+    if core is None:
+        core = cache[text] = strip_boilerplate(text, common)  # a reference of nothing but boilerplate says nothing
+    return core
+
+
 def _score(query: str, q_exc: str | None, ref: Ref) -> float:
     """How well `ref` accounts for the query: read whole against whole (a reworded message),
     or against the reference's start (a paste cut inside the error line, an issue title
@@ -119,15 +140,16 @@ def _score(query: str, q_exc: str | None, ref: Ref) -> float:
 
 def coverage(query: str, ref_text: str) -> float:
     """The weighted share of the query's words the reference also has. Every word counts, the
-    common ones too ("list index out of range" is not "index out of range in self"); quoted
-    names weigh double (they say which module, which class); the last word of a cut query may
-    be cut too."""
+    common ones too ("list index out of range" is not "index out of range in self") though at half
+    the weight of the words that say which error it is ("an illegal instruction" is not "an illegal
+    memory access" however much the rest agrees); quoted names weigh double (they say which
+    module, which class); the last word of a cut query may be cut too."""
     ref_words = set(words(ref_text))
     quoted = {w for q in _QUOTED.findall(query) for w in words(q)}
     q_words = [w for w in words(query) if w not in MASKS]
     total = got = 0.0
     for i, w in enumerate(q_words):
-        wt = 2.0 if w in quoted else 1.0
+        wt = 2.0 if w in quoted else max(weight(w), COMMON_WORD)
         total += wt
         if w in ref_words or (i == len(q_words) - 1 and any(r.startswith(w) for r in ref_words)):
             got += wt
@@ -148,7 +170,10 @@ def find_likely(index: "Index", root: RootError | None, exclude: frozenset[str] 
     """
     if root is None or root.wrapper_only:
         return None
-    query = mask(root.text)
+    # What many errors print around their own words is left out of both sides: it makes two errors alike.
+    common: frozenset[str] = getattr(index, "boilerplate", frozenset())
+    cores: dict[str, str] = index.__dict__.setdefault("_cores", {})
+    query = strip_boilerplate(mask(root.text), common)
     # The exception's type alone ("NotImplementedError") says which class, not which error.
     if re.fullmatch(r"[\w.]+(?:Error|Exception|Interrupt|Exit|Warning)", root.text.strip()):
         return None
@@ -162,6 +187,9 @@ def find_likely(index: "Index", root: RootError | None, exclude: frozenset[str] 
         for ref in index.refs.get(gid, ()):
             if leave_out and gid == leave_out[0] and ref.key == leave_out[1]:
                 continue
+            ref = ref._replace(text=_core(ref.text, common, cores))
+            if literal_letters(ref.text) < MIN_LETTERS:
+                continue  # without its boilerplate the reference says too little to compare, as a query would
             s = _score(query, q_exc, ref)
             if s >= threshold and coverage(query, ref.text) < MIN_COVERAGE:
                 s = min(s, threshold - 1)  # it does not account for the paste's own words

@@ -25,7 +25,7 @@ from kb.engine.likely import Likely, find_likely
 from kb.engine.parse import Paste, parse
 from kb.engine.reasons import word
 from kb.engine.results import ContextHit, Hit, Match, Result
-from kb.engine.roots import RootError, root_error
+from kb.engine.roots import RootError, answering_wrappers, root_error
 from kb.engine.similar import similar
 from kb.engine.tiers import ANSWERING, TIERS
 from kb.engine.values import capture, cause_fits
@@ -57,8 +57,11 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
         triaged_root, triaged = ranking.cover(hits, root, paste, tier="triage")
         if triaged:
             root = triaged_root
+    # Which wrapper guides may answer a paste of wrappers only: none when the error a wrapper
+    # prints was cut off it, not one that matched only an access-log line (kb.engine.wrappers).
+    answering = answering_wrappers(root, paste, {h.guide_id: h.first_line for h in wrappers})
     if root is not None and root.wrapper_only:
-        covered = any(h.scope == "specific" for h in wrappers)  # a specific wrapper guide answers
+        covered = any(h.scope == "specific" and h.guide_id in answering for h in wrappers)
     hit = find_likely(index, root) if likely and root is not None and not covered and not root.wrapper_only else None
     matches: list[Match] = []
     if hit is not None:
@@ -71,7 +74,7 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
             hits = [h for h in hits if h.guide_id != hit.guide]
             matches.append(_likely(index, hit, root, paste, env))
             covered = covered or matches[-1].confidence == "likely"
-    matches += [_tiered(h, root, covered, paste, env) for h in hits]
+    matches += [_tiered(h, root, covered, paste, env, answering) for h in hits]
     ranking.rank(matches, paste)
     if env is not None:
         rerank(index, matches, env, lambda m: m.tier.rank)
@@ -96,13 +99,15 @@ def _on_root(h: Hit, root: RootError | None, paste: Paste) -> bool:
     return root is None or root.wrapper_only or ranking.cover([h], root, paste, tier="triage")[1]
 
 
-def _tiered(h: Hit, root: RootError | None, covered: bool, paste: Paste, env: EnvRecord | None) -> Match:
+def _tiered(h: Hit, root: RootError | None, covered: bool, paste: Paste, env: EnvRecord | None,
+            answering: set[str] = frozenset()) -> Match:  # type: ignore[assignment]
     """The hit as a ranked guide, with its tier decided here, once."""
     if not h.complete:
         return Match.of(h, "similar")
     if h.wrapper:
-        if root is not None and not root.wrapper_only:
-            return Match.of(h, "help")  # the wrapped error is in the paste: the wrapper only helps read the log
+        if root is not None and (not root.wrapper_only or h.guide_id not in answering):
+            # The wrapped error is in the paste, or was cut off it: the wrapper only helps read the log.
+            return Match.of(h, "help")
         if h.scope == "class":
             return Match.of(h, "triage", triage=triage_reader.read(paste, h.first_line, env))
         return Match.of(h, "match")

@@ -17,6 +17,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from kb.engine.signature import normalise_text
+from kb.engine.wraps import joined
 from kb.engine.tracebacks import _ERRORISH, FRAME_ANYWHERE, ErrorLine, Line, find_errors, package_of  # noqa: F401 (re-exported)
 
 # Default cut-off for one paste. Above it the head and the tail are analysed: the error
@@ -52,7 +53,11 @@ PREFIXES: list[re.Pattern[str]] = [
     re.compile(rf"^\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s*[-|]?\s*{_LEVEL}\b\s*[-:|]?)?\s?"),
     # journald / syslog: "Nov 29 10:00:01 host kernel: "
     re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2}\s\d\d:\d\d:\d\d\s[\w.-]+\s[\w./-]+(?:\[\d+\])?:\s"),
+    # the left border of a box drawn around the output (rich's panels, a log viewer's frame): "│ "
+    re.compile(r"^[│┃]\s?"),
 ]
+# The right border of such a box, dropped from a line that had the left one.
+_RIGHT_BORDER = re.compile(r"\s+[│┃]$")
 
 
 
@@ -204,7 +209,8 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
     lines: list[Line] = []
     parts: list[str] = []
     long_lines = 0
-    for i, raw in enumerate(text.split("\n")):
+    raws = text.split("\n")
+    for i, raw in enumerate(raws):
         m = first_prefix(raw)
         prefix, body = (raw[: m.end()], raw[m.end():]) if m and m.end() else ("", raw)
         if len(body) > MAX_LINE:
@@ -215,9 +221,15 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
         if "  " in body and "  " in body.lstrip():
             body = _SPACES.sub(" ", body)
         body = body.rstrip()
+        if prefix.endswith(("│", "│ ", "┃", "┃ ")) and body.endswith(("│", "┃")):
+            body = _RIGHT_BORDER.sub("", body)
         no = i + 1 if i < split else (cut.marker_no if i == split else i + shift)
         lines.append(Line(no, prefix, body))
         parts.append(body)
+    # A message a console wrapped over several lines is read whole on its first line.
+    for k, whole in joined(raws, [len(ln.prefix) for ln in lines], parts).items():
+        lines[k] = lines[k]._replace(text=whole)
+        parts[k] = whole
     if long_lines:
         note = ((note + " ") if note else "") + (
             f"{long_lines:,} line(s) longer than {MAX_LINE:,} characters were shortened to their first "

@@ -13,7 +13,7 @@ import re
 
 from kb.engine.parse import Paste
 from kb.engine.results import Hit, Match, Result
-from kb.engine.roots import NATIVE, QUIET, RootError
+from kb.engine.roots import NATIVE, QUIET, WARNING_LINE, RootError, covers
 from kb.engine.tiers import rank as tier_rank
 from kb.engine.triage import notes as triage_notes
 
@@ -41,13 +41,13 @@ def cover(matches: list[Match] | list[Hit], root: RootError | None, paste: Paste
         li = first.first_line
         text = paste.lines[li].text.strip()
         return RootError(li, paste.lines[li].no, text[:2000], None, text[:2000], (), li, li + 1, False), True
-    return root, first.first_line <= root.end
+    return root, any(covers(paste, root, m.first_line) for m in confident)
 
 
 def _errorish(paste: Paste, i: int) -> bool:
     """Whether a line reports a failure (an exception, a native error), not a warning or a note."""
     line = paste.lines[i]
-    if line.prefix and QUIET.search(line.prefix) and "ERROR" not in line.prefix:
+    if line.prefix and QUIET.search(line.prefix) and "ERROR" not in line.prefix or WARNING_LINE.search(line.text):
         return False
     return bool(NATIVE.search(line.text)) or any(e.index == i and e.exc_type for e in paste.errors) or \
         bool(re.search(r"(?i)\b(?:error|failed|failure|exception|fatal|assert)", line.text))

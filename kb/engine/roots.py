@@ -19,25 +19,17 @@ import re2
 from dataclasses import dataclass
 
 from kb.engine.parse import Paste
+from kb.engine.wrappers import (INLINE, TYPED, WRAPPERS, _WRAPPERS_ALL, access_log, answering_wrappers,  # noqa: F401 (re-exported)
+                                cut_wrapper, first_unlogged, wrapped)
 
-# Messages that only report that something else failed. Guides mark their own wrapper
-# signatures too (Signature.wrapper); these are the ones every log of the stack prints.
-WRAPPERS = re.compile(
-    r"ChildFailedError|failed \(exitcode: -?\d+\)|Root Cause \(first observed failure\)"
-    r"|Engine core initiali[sz]ation failed|WorkerProc (?:initiali[sz]ation failed|failed to start)"
-    r"|Worker failed with error|(?:Async)?EngineDeadError|Engine process failed to start"
-    r"|Got fatal signal from worker processes|RayTaskError|ray\.exceptions\.\w+|ActorDiedError"
-    r"|CalledProcessError|subprocess-exited-with-error|Failed building wheel|Could not build wheels"
-    r"|ProcessRaisedException|ProcessExitedException|BackendCompilerFailed|Executor worker returned error"
-    r"|Failed to build installable wheels|metadata-generation-failed|legacy-install-failure"
-    r"|Encountered error while trying to install package|exit code: [1-9]\d*\s*$")
 # Errors that are not Python exceptions: native messages, compilers, the kernel.
 NATIVE = re.compile(
     r"^\s*what\(\):\s+\S|terminate called after throwing|\bCUDA error: |\bNCCL WARN |Segmentation fault"
     r"|\bSIGSEGV\b|Fatal Python error:|\[TensorRT-LLM\]\[ERROR\]|(?:^|\s|: )(?:fatal )?error: \S|^Killed\s*$"
-    r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |No such file or directory$|\bAssertion `.+' failed")
+    r"|\bnvcc fatal\b|^E\s*RuntimeError|undefined symbol: |undefined reference to `|No such file or directory$"
+    r"|^Failed: Cuda error \S+:\d+ '"  # vLLM's and SGLang's CUDACHECK (custom all-reduce)
+    r"|\bAssertion `.+[`'] failed")  # glibc's `expr' and the CUDA device assert's `expr`
 _NATIVE_ALL = re2.compile("(?m)" + NATIVE.pattern)
-_WRAPPERS_ALL = re2.compile("(?m)" + WRAPPERS.pattern)
 # Lines of a traceback's structure, never an error themselves.
 _STRUCTURE = re.compile(r"\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)")
 QUIET = re.compile(r"\b(?:DEBUG|INFO|WARNING|WARN)\b")  # a log line at these levels reports no failure
@@ -68,6 +60,36 @@ class RootError:
     end: int
     wrapper_only: bool  # the paste holds nothing but wrappers
     weak: bool = False  # found by looks alone: a guide that matches elsewhere knows better
+    cut: bool = False  # a wrapper that prints the error it wraps as a traceback, and that traceback is cut short
+
+    def holds(self, i: int) -> bool:
+        """Whether line `i` is part of this error: its traceback, its line, the lines its message goes on over."""
+        return self.start <= i < self.end or i == self.index
+
+
+ADJACENT = 2  # lines right above an error that may report it in other words ("Bfloat16 is only supported …")
+
+
+def covers(paste: Paste, root: RootError, i: int) -> bool:
+    """Whether a guide that matched line `i` answers for the root error: the line is part of it, or
+    one of the few lines right above it, with no blank line between, that is not a warning."""
+    if root.holds(i):
+        return True
+    if not root.start - ADJACENT <= i < root.start:
+        return False
+    between = paste.lines[i:root.start]
+    return all(ln.text.strip() for ln in between) and not _warns(paste, i)
+
+
+def _warns(paste: Paste, i: int) -> bool:
+    line = paste.lines[i]
+    return bool(WARNING_LINE.search(line.text)) or (bool(line.prefix) and bool(QUIET.search(line.prefix))
+                                                    and "ERROR" not in line.prefix)
+
+
+# A line that only warns (Python's `UserWarning: …`, `warnings.warn(`, glog's `[W …]`, a WARNING level):
+# an error after it is the root error, and a guide that matched only the warning does not cover it.
+WARNING_LINE = re.compile(r"\b[A-Z]\w*Warning: |^\s*warn(?:ings\.warn)?\(|^\[W[\d ]|\bWARNING\b")
 
 
 def _python_events(paste: Paste) -> Iterator[Event]:
@@ -79,15 +101,29 @@ def _python_events(paste: Paste) -> Iterator[Event]:
         if _WARNING_TYPE.search(e.exc_type or "") or _quiet(paste, e.index):
             continue
         text = paste.lines[e.index].text
-        yield Event(e.index, e.exc_type, e.message, e.modules, min(e.start, e.chain),
+        yield Event(e.index, e.exc_type, e.message, e.modules, _frames_above(paste, min(e.start, e.chain)),
                     _message_end(paste, chain_end[e.chain]), bool(WRAPPERS.search(text)))
+
+
+def _frames_above(paste: Paste, i: int, limit: int = 200) -> int:
+    """Where the traceback of the error on line `i` starts when the paste holds no header for it (an
+    excerpt that starts mid-traceback): the frames, source lines and carets right above it."""
+    def framish(t: str) -> bool:
+        return bool(t.strip()) and (t.lstrip().startswith(('File "', "^", "~")) or t[:1] in " \t" or _code(t))
+
+    j = i
+    while j > 0 and i - j < limit:
+        if framish(paste.lines[j - 1].text):
+            j -= 1
+        elif j > 1 and not paste.lines[j - 1].text.strip() and framish(paste.lines[j - 2].text):
+            j -= 2  # a blank line the issue tracker put between the lines of a paste
+        else:
+            break
+    return j
 
 
 MAX_MESSAGE_LINES = 15
 _RANK_TAG = re.compile(r"\[(?:rank|default)\d+\]|rank=\d+|\bTP\d+\b|Worker_TP\d+")
-# Wrappers that print the wrapped error on their own line, after them ("… because of the following
-# error (look up to see its traceback):\n<the error>" in one message line, BackendCompilerFailed's "raised:").
-INLINE = re.compile(r"because of the following error \(look up to see its traceback\):\s*|backend='\w+' raised:\s*")
 _EXC_LINE = re.compile(r"[\w.]+(?:Error|Exception|Warning): ")
 
 
@@ -119,6 +155,13 @@ def _message_end(paste: Paste, i: int) -> int:
     return end + 1
 
 
+def _header_only(text: str) -> bool:
+    """A line whose words end in the header of the traceback that follows ("warmup error: Traceback
+    (most recent call last):"): the error is that traceback's, not these words'."""
+    h = text.find("Traceback (most recent call last):")
+    return h > 0 and not NATIVE.search(text[:h].rstrip(" :") + "\n")
+
+
 def _native_lines(paste: Paste) -> list[int]:
     """The lines NATIVE matches, by one linear-time scan of the whole text (RE2), not one search a line."""
     found: list[int] = []
@@ -135,7 +178,7 @@ def _native_events(paste: Paste, limit: int = 200) -> Iterator[Event]:
     n = 0
     for i in _native_lines(paste):
         t = paste.lines[i].text
-        if i in python_lines or len(t) > 4000 or _quiet(paste, i) or _code(t):
+        if i in python_lines or len(t) > 4000 or _quiet(paste, i) or _code(t) or _header_only(t):
             continue
         if block is not None and i - block.end <= 1:  # one block of native lines is one incident
             block = Event(block.index, block.exc_type, block.message, block.modules, block.start, i + 1, block.wrapper)
@@ -145,7 +188,8 @@ def _native_events(paste: Paste, limit: int = 200) -> Iterator[Event]:
             n += 1
             if n >= limit:
                 return
-        block = Event(i, None, t.strip(), (), max(0, i - 1), i + 1, bool(WRAPPERS.search(t)))
+        # A native message goes on over the lines after it (NCCL's "NCCL INFO … -> 2" trace, CUDA's advice).
+        block = Event(i, None, t.strip(), (), max(0, i - 1), max(i + 1, _message_end(paste, i)), bool(WRAPPERS.search(t)))
     if block is not None:
         yield block
 
@@ -154,9 +198,13 @@ _CODE = re.compile(r"\s*(?:raise|return|assert|if|elif|except|print|logger\.\w+|
                    r"|\s*[\w.\[\]]+\s*=\s*[\w.]+\(|\s*[\w.]+\(.*\)\s*$")
 
 
+_WHAT = re.compile(r"\s*what\(\):\s+\S")
+
+
 def _code(text: str) -> bool:
-    """A line of source a traceback prints (`    raise ValueError(f"Grammar error: {err}")`)."""
-    return bool(_CODE.match(text))
+    """A line of source a traceback prints (`    raise ValueError(f"Grammar error: {err}")`); a C++
+    exception's `  what():  … (/path/file.cpp:42)` line is the error, not code, whatever it ends with."""
+    return bool(_CODE.match(text)) and not _WHAT.match(text)
 
 
 def _quiet(paste: Paste, i: int) -> bool:
@@ -166,11 +214,10 @@ def _quiet(paste: Paste, i: int) -> bool:
 
 def _wrapper_only_lines(paste: Paste) -> list[Event]:
     """Wrapper lines that are neither Python exceptions nor native errors (torchrun's summary table)."""
-    for m in _WRAPPERS_ALL.finditer(paste.text):
-        i = paste.line_at(max(m.start(), m.end() - 1))
-        if len(paste.lines[i].text) < 4000:
-            return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True)]
-    return []
+    lines = (i for m in _WRAPPERS_ALL.finditer(paste.text)
+             if len(paste.lines[i := paste.line_at(max(m.start(), m.end() - 1))].text) < 4000)
+    i = first_unlogged(paste, lines)
+    return [] if i is None else [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True)]
 
 
 def _is_source_line(paste: Paste, i: int) -> bool:
@@ -185,7 +232,8 @@ def _fallback(paste: Paste) -> list[Event]:
         t = paste.lines[i].text
         return bool(t.strip()) and not _STRUCTURE.match(t) and not _is_source_line(paste, i) and not _quiet(paste, i) and not _code(t)
 
-    lines = [i for i in sorted(e.index for e in paste.errors if e.exc_type is None) if usable(i)][:1]
+    first = first_unlogged(paste, (i for i in sorted(e.index for e in paste.errors if e.exc_type is None) if usable(i)))
+    lines = [] if first is None else [first]
     if not lines:
         # Only a paste of a few lines is its own first line; a longer one is looked at no further.
         nonblank = [i for i, ln in enumerate(paste.lines[:200]) if ln.text.strip()]
@@ -219,38 +267,11 @@ def events(paste: Paste, wrapper_lines: frozenset[int] = frozenset()) -> list[Ev
         found = _wrapper_only_lines(paste)
     if not found:
         # A line a guide's wrapper signature matched is an error too: then nothing but the wrapper is here.
-        found = [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True) for i in sorted(wrapper_lines)[:1]]
+        first = first_unlogged(paste, sorted(wrapper_lines))
+        found = [] if first is None else [Event(first, None, paste.lines[first].text.strip(), (), first, first + 1, True)]
     if not found:
         found = _fallback(paste)
     return [marked(e) for e in found]
-
-
-TYPED = re.compile(r"([\w.]+(?:Error|Exception)):")  # a message that starts with its exception's type
-
-
-def _said_after(text: str) -> str | None:
-    """What a wrapper's message says after its own words ('Capture cuda graph failed: CUDA error:
-    capturing stream has unjoined work'), when that is a message of its own, not a path or a count."""
-    inner = text.strip().lstrip(":").strip().strip("'\"")
-    words = [w for w in inner.split() if re.search(r"[A-Za-z]{2}", w)]
-    return inner if len(words) >= 3 and sum(c.isalpha() for c in inner) >= 12 else None
-
-
-def _wrapped(line: str, colon_end: int | None) -> tuple[str, str | None] | None:
-    """The error a wrapper line prints after its own words, with its type if it has one: an
-    exception named after INLINE's words (a bare fragment such as "initialization failed" says too
-    little, and the wrapper's guide is the better answer), or the message after the colon a
-    wrapper signature ends with (`colon_end`: where that signature's match ends on the line)."""
-    text = line.strip()
-    inline = INLINE.search(text)
-    typed = TYPED.match(text[inline.end():]) if inline else None
-    if typed:
-        return text[inline.end():], typed.group(1)
-    said = _said_after(line[colon_end:]) if colon_end is not None else None
-    if said:
-        typed = TYPED.match(said)
-        return said, typed.group(1) if typed else None
-    return None
 
 
 def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset(),
@@ -262,7 +283,13 @@ def root_error(paste: Paste, wrapper_lines: frozenset[int] = frozenset(),
         return None
     real = [e for e in found if not e.wrapper]
     e = real[0] if real else found[0]
-    inner = None if real else _wrapped(paste.lines[e.index].text, (wrapper_ends or {}).get(e.index))
+    if not real:
+        cut = cut_wrapper(paste)
+        if cut is not None:
+            # The wrapped error was cut off the paste: the wrapper is no answer, the cut is the news.
+            return RootError(cut, paste.lines[cut].no, paste.lines[cut].text.strip()[:2000], None,
+                             paste.lines[cut].text.strip()[:2000], (), cut, cut + 1, True, False, True)
+    inner = None if real else wrapped(paste.lines[e.index].text, (wrapper_ends or {}).get(e.index))
     if inner is not None:
         text, exc = inner
         return RootError(e.index, paste.lines[e.index].no, text[:2000], exc, text[:2000], e.modules, e.start,

@@ -64,3 +64,45 @@ def weight(word: str) -> float:
 def literal_letters(masked: str) -> int:
     """How much wording a masked text still holds: its letters outside the mask tokens."""
     return sum(len(w) for w in words(masked) if w not in MASKS)
+
+
+# Boilerplate: the sentences many different errors print around their own words (PyTorch's "CUDA kernel
+# errors might be asynchronously reported …", THC's "cuda runtime error (N) :", "No such file or
+# directory"). Two errors that share only those read alike. What counts as boilerplate comes from the
+# data: a run of SHINGLE masked words that the raw errors of many guides hold (kb.engine.index derives
+# the set). A few sentences of the stack's check macros that one guide's raw errors happen to hold,
+# though every error raised by that macro prints them, are named here as well.
+SHINGLE = 5
+MIN_GUIDES = 8  # a run of words in the raw errors of this many guides (or of BOILERPLATE_SHARE of them) is boilerplate
+BOILERPLATE_SHARE = 0.03
+CHECK_SENTENCES = re.compile(
+    r"internal assert failed at [^,\n]{0,300}?,? please report a bug to pytorch\.?"  # TORCH_INTERNAL_ASSERT
+    r"|exception raised from \S+ at [^(\n]{0,300}?\(most recent call first\):?"  # c10::Error's origin
+    r"|search for \S+ in https:/ \S+ for more information\.?")  # torch 2.9+'s CUDA error name line
+
+
+def shingles(masked: str) -> set[str]:
+    w = masked.split()
+    return {" ".join(w[i:i + SHINGLE]) for i in range(len(w) - SHINGLE + 1)}
+
+
+def boilerplate(per_guide: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The runs of words that the raw errors of many guides hold."""
+    from collections import Counter
+    counts = Counter(s for sh in per_guide.values() for s in sh)
+    need = max(MIN_GUIDES, int(len(per_guide) * BOILERPLATE_SHARE))
+    # A run of numbers and punctuation ("n : n : n", a timestamp) is no sentence.
+    return frozenset(s for s, n in counts.items() if n >= need and literal_letters(s) >= 6)
+
+
+def strip_boilerplate(masked: str, common: frozenset[str]) -> str:
+    """`masked` without the boilerplate it holds: the words the error itself says."""
+    t = CHECK_SENTENCES.sub(" ", masked)
+    w = t.split()
+    if common and len(w) >= SHINGLE:
+        keep = [True] * len(w)
+        for i in range(len(w) - SHINGLE + 1):
+            if " ".join(w[i:i + SHINGLE]) in common:
+                keep[i:i + SHINGLE] = [False] * SHINGLE
+        w = [x for x, k in zip(w, keep) if k]
+    return " ".join(w)

@@ -32,6 +32,9 @@ FRAME_ANYWHERE = re.compile(r'File "([^"\n]{1,1000})", line \d+')
 _CHAIN = ("During handling of the above exception, another exception occurred:",
           "The above exception was the direct cause of the following exception:")
 _TRACEBACK = "Traceback (most recent call last):"
+# IPython and Jupyter start a traceback with the exception's type and a rule of dashes before it:
+# "OSError                                   Traceback (most recent call last)" (no colon).
+IPYTHON_HEADER = re.compile(r"^[A-Za-z_][\w.]*\s+Traceback \(most recent call last\)\s*$")
 _ERRORISH = re.compile(r"\b(?:error|failed|failure|fatal|exception|assert(?:ion)?|segmentation fault|killed|not found|undefined symbol|timed? ?out)\b", re.I)
 
 
@@ -64,9 +67,11 @@ def find_errors(lines: list[Line], errorish: Callable[[], list[int]] | None = No
     in_tb, start, chain, chained = False, -1, -1, False
     for i, line in enumerate(lines):
         t = line.text
-        if ":" not in t and not t.startswith(("Traceback", "  File")):
+        if ":" not in t and not frames and not t.startswith(("Traceback", "  File")) and "Traceback" not in t:
             continue
-        if t.startswith(_TRACEBACK):
+        # A traceback starts wherever its header stands: a log message prints it after its own words
+        # ("Scheduler hit an exception: Traceback (most recent call last):"), a progress bar before it.
+        if _TRACEBACK in t or (t.endswith(")") and IPYTHON_HEADER.match(t)):
             in_tb, frames, modules, start = True, [], [], i
             if not chained:
                 chain = i
@@ -84,7 +89,9 @@ def find_errors(lines: list[Line], errorish: Callable[[], list[int]] | None = No
                 modules.append(pkg)
             continue
         m = _EXC.match(t)
-        if m and (in_tb or m.group("msg") is not None):
+        # A bare type ("AssertionError") is an error line inside a traceback, also one whose header
+        # the excerpt cut off: frames above it say so.
+        if m and (in_tb or frames or m.group("msg") is not None):
             errors.append(ErrorLine(i, m.group("type"), (m.group("msg") or "").strip(), tuple(frames[-3:]),
                                     tuple(dict.fromkeys(reversed(modules)))[::-1], start if in_tb else i,
                                     chain if in_tb else i))
