@@ -10,7 +10,7 @@ import json
 
 from kb.engine.parse import MAX_DISTINCT_ERRORS, Paste
 from kb.engine.roots import RootError, root_error
-from kb.feedback.redact import redact
+from kb.feedback.redact import known_in, redact
 from kb.engine.signature import TemplateError, compile_template, propose_template
 
 
@@ -22,6 +22,7 @@ def proposals(paste: Paste, k: int = 3, root: RootError | None = None) -> list[s
     """Templates for the paste's root error first, then for its other error lines."""
     out: list[str] = []
     tried: set[str] = set()
+    known = known_in(paste.text)  # a secret found anywhere in the paste goes from every line
     lines = ([root.text] if root is not None else []) + [paste.lines[e.index].text for e in paste.errors]
     for text in lines:
         # A line repeated 100,000 times is proposed once; and only so many distinct ones are tried.
@@ -30,7 +31,7 @@ def proposals(paste: Paste, k: int = 3, root: RootError | None = None) -> list[s
         if len(tried) >= MAX_DISTINCT_ERRORS:
             break
         tried.add(text)
-        tpl = propose_template(redact(text))
+        tpl = propose_template(redact(text, known))
         try:
             compile_template(tpl)
         except TemplateError:
@@ -48,7 +49,7 @@ def skeleton(paste: Paste, root: RootError | None = None) -> str:
         root = root_error(paste)
     templates = proposals(paste, root=root) or ["TODO: the error line, with {int}/{path}/{hex} for volatile values"]
     tail = [ln.text for ln in paste.lines if ln.text.strip()][-15:]
-    raw = redact("\n".join(tail)) or "TODO"
+    raw = redact("\n".join(tail), known_in(paste.text)) or "TODO"
     sigs = "\n".join(f"  - id: sig-{n}\n    template: {_q(t)}" for n, t in enumerate(templates, 1))
     todo = '{en: "TODO", zh: "TODO"}'
     return f"""# yaml-language-server: $schema=../../schema/guide.schema.json
