@@ -262,7 +262,7 @@ def _in_views(text: str) -> tuple[list[tuple[int, int, str]], list[Found]]:
         seen: list[Found] = []
         from kb.feedback.redact import rules  # the rules use this module: import when first needed
         rules(view.text, seen)
-        for f in seen:
+        for f in dict.fromkeys(seen):  # one search per distinct value: a log repeats its secret
             # A value with a blank in it was read across a decoded `\t` or `\n`, as in a Windows
             # path (`C:\Users\me\tools`): not a value of the text.
             if not _spreads(f, in_view=True) or any(c in "\t\n\r\b\f" for c in f.value):
@@ -303,7 +303,7 @@ def known_values(text: str, rules: Rules) -> list[Found]:
     wherever it recurs: for redacting the text's lines one at a time (a stored signature)."""
     found: list[Found] = []
     rules(text, found)
-    every = [*found, *_in_views(text)[1]]
+    every = list(dict.fromkeys([*found, *_in_views(text)[1]]))
     every += [part for f in every for part in _parts(f)]
     return [f for f in every if _spreads(f, in_view=f.mark == "<ip>" and f not in found)]
 
@@ -317,7 +317,7 @@ def spread(text: str, once: str, found: list[Found], rules: Rules, known: list[F
     if marks:
         found = []
         out = rules(_replace(text, marks), found)
-    every = [*found, *more]
+    every = list(dict.fromkeys([*found, *more]))
     every += [part for f in every for part in _parts(f)]
     values = {f.value: f.mark for f in [*every, *known] if _spreads(f) or f in known}
     if not values:
