@@ -10,7 +10,7 @@ from components.i18n import t
 from components.markup import esc, literal
 from kb.engine import upstream
 from kb.engine.match import Result
-from kb.feedback.redact import redact
+from kb.feedback.redact import known_in, redact
 from kb.lookup.github import Found, Lookup, from_environment
 
 
@@ -23,7 +23,7 @@ def _lookup() -> Lookup | None:
 def render(result: Result, answered: bool) -> None:
     line = result.root.text if result.root is not None else upstream.root_error_line(result.paste)
     # Secrets, addresses and user names are out before anything leaves for GitHub.
-    found = upstream.links(result.paste, redact(line) if line else None)
+    found = upstream.links(result.paste, redact(line, known_in(result.paste.text)) if line else None)
     if not found:
         return
     names = ", ".join(ln.project.name for ln in found)

@@ -154,9 +154,9 @@ def upstream_links(res) -> list:
     """Searches of the upstream projects' issues for the root error, redacted first: the link
     carries the words to GitHub when it is opened."""
     from kb.engine import upstream
-    from kb.feedback.redact import redact
+    from kb.feedback.redact import known_in, redact
     line = res.root.text if res.root is not None else upstream.root_error_line(res.paste)
-    return upstream.links(res.paste, redact(line) if line else None)
+    return upstream.links(res.paste, redact(line, known_in(res.paste.text)) if line else None)
 
 
 def cmd_validate(args) -> int:

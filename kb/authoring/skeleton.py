@@ -10,7 +10,7 @@ import json
 
 from kb.engine.parse import MAX_DISTINCT_ERRORS, Paste
 from kb.engine.roots import RootError, root_error
-from kb.feedback.redact import redact
+from kb.feedback.redact import known_in, redact
 from kb.engine.signature import TemplateError, compile_template, propose_template
 
 
@@ -18,10 +18,12 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid YAML scalar
 
 
-def proposals(paste: Paste, k: int = 3, root: RootError | None = None) -> list[str]:
+def proposals(paste: Paste, k: int = 3, root: RootError | None = None, known: list | None = None) -> list[str]:
     """Templates for the paste's root error first, then for its other error lines."""
     out: list[str] = []
     tried: set[str] = set()
+    if known is None:
+        known = known_in(paste.text)  # a secret found anywhere in the paste goes from every line
     lines = ([root.text] if root is not None else []) + [paste.lines[e.index].text for e in paste.errors]
     for text in lines:
         # A line repeated 100,000 times is proposed once; and only so many distinct ones are tried.
@@ -30,7 +32,7 @@ def proposals(paste: Paste, k: int = 3, root: RootError | None = None) -> list[s
         if len(tried) >= MAX_DISTINCT_ERRORS:
             break
         tried.add(text)
-        tpl = propose_template(redact(text))
+        tpl = propose_template(redact(text, known))
         try:
             compile_template(tpl)
         except TemplateError:
@@ -46,9 +48,10 @@ def skeleton(paste: Paste, root: RootError | None = None) -> str:
     """A new guide's file for this paste; `root` (default: the paste's root error) is its first signature."""
     if root is None:
         root = root_error(paste)
-    templates = proposals(paste, root=root) or ["TODO: the error line, with {int}/{path}/{hex} for volatile values"]
+    known = known_in(paste.text)
+    templates = proposals(paste, root=root, known=known) or ["TODO: the error line, with {int}/{path}/{hex} for volatile values"]
     tail = [ln.text for ln in paste.lines if ln.text.strip()][-15:]
-    raw = redact("\n".join(tail)) or "TODO"
+    raw = redact("\n".join(tail), known) or "TODO"
     sigs = "\n".join(f"  - id: sig-{n}\n    template: {_q(t)}" for n, t in enumerate(templates, 1))
     todo = '{en: "TODO", zh: "TODO"}'
     return f"""# yaml-language-server: $schema=../../schema/guide.schema.json

@@ -16,6 +16,8 @@ import re
 
 from detect_secrets.plugins.keyword import DENYLIST as _SCANNER_KEYWORDS
 
+from kb.feedback.shapes import Found
+
 __all__ = ["ASSIGNMENT_HINTS", "PRIVATE_KEY", "TOKEN_PATTERNS", "URL_USERINFO", "assignments", "auth_header",
            "bearer", "COMMAND_RULES", "AUTH_HEADER", "BEARER", "is_placeholder"]
 
@@ -127,6 +129,22 @@ COMMAND_RULES: tuple[tuple[re.Pattern[str], object, tuple[str, ...]], ...] = (
     # aws configure: "AWS Secret Access Key [****ABCD]: VALUE"
     (re.compile(r"(?ai)\b((?:aws[ \t]+)?(?:secret[ \t]+access[ \t]+key|access[ \t]+key[ \t]+id|session[ \t]+token)"
                 r"[ \t]*(?:\[[^\]\n]{0,60}\])?[ \t]*[:=][ \t]*)([^\s\"']+)"), r"\1<secret>", ("access key", "session token")),
+    # A credential in a URL's query: ?key=…, &access_token=…, &X-Amz-Signature=… (a name that ends
+    # in one of these words; a value of at least 6 characters, so `?page=2` and `&sig=1` stay).
+    (re.compile(r"(?ai)([?&;](?:[A-Za-z0-9_.-]*[_.-])?(?:key|apikey|token|secret|sig|signature|password|passwd|pwd|auth|"
+                r"credential|x-amz-credential|x-amz-security-token|code)=)([^&#\s\"'<>]{6,})"),
+     r"\1<secret>", ("key=", "token=", "secret=", "sig", "passw", "pwd=", "auth=", "credential=", "code=")),
+    # A session cookie named on its own, outside a Cookie header (a proxy's log, a curl -b file).
+    (re.compile(r"(?<![A-Za-z0-9_-])(_oauth2_proxy(?:_csrf)?|sessionid|session_id|connect\.sid|JSESSIONID|PHPSESSID|"
+                r"_gh_sess|laravel_session|csrftoken|XSRF-TOKEN|_xsrf|remember_token|auth_token|__Secure-[A-Za-z0-9_-]+|"
+                r"__Host-[A-Za-z0-9_-]+)=([^;&\s\"'<>|]{8,}(?:\|[^;&\s\"'<>|]+)*)"), r"\1=<secret>",
+     ("oauth2_proxy", "session", "sid=", "csrf", "xsrf", "remember_token", "auth_token", "__secure-", "__host-")),
+    # A 40-hex key near "API key" (W&B prints "API key … is invalid" with the key in it).
+    (re.compile(r"(?ai)(\bapi[ _-]?key\b[^\n]{0,80}?)(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])"), r"\1<secret>",
+     ("api key", "api_key", "api-key", "apikey")),
+    # A keyword in Chinese: 密钥 (key), 秘钥, 密码 (password), 令牌 (token), 口令 (passphrase), 凭证 (credential).
+    (re.compile(r"((?:密钥|秘钥|密匙|密码|令牌|口令|凭证|凭据|访问码)(?:[ \t]*(?:是|为|[:：=])[ \t]*|[ \t]+)[\"'“‘「]?)"
+                r"([^\s\"'”’」，。；,;)）]{4,})"), r"\1<secret>", ("密钥", "秘钥", "密匙", "密码", "令牌", "口令", "凭证", "凭据", "访问码")),
     # Azure connection strings: AccountKey=…; SharedAccessKey=…; SAS signatures sig=…
     (re.compile(r"(?ai)((?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=)([^;&\s\"']+)"),
      r"\1<secret>", ("accountkey", "sharedaccess", "sig=")),
@@ -182,7 +200,7 @@ def _assignment(m: re.Match[str]) -> str | None:
     return m.string[m.start() : start] + "<secret>" + m.string[end : m.end()]
 
 
-def assignments(text: str) -> str:
+def assignments(text: str, record: list | None = None) -> str:
     """Like `_ASSIGNMENT.sub(_assignment, text)`, but a declined match gives back its value.
 
     With plain `sub`, `token token=abc` would swallow `token=abc` as the value of a
@@ -199,6 +217,9 @@ def assignments(text: str) -> str:
         else:
             out.append(text[pos : m.start()])
             out.append(replacement)
+            if record is not None:
+                value = m.group("qv") if m.group("q") else m.group("uv")
+                record.append(Found(value, "<secret>"))
             pos = m.end()
     out.append(text[pos:])
     return "".join(out)

@@ -36,8 +36,13 @@ _SERVICE_USERS = frozenset({"root", "git"})
 def user_at_host(m: re.Match[str]) -> str:
     user, host = m.group(1), m.group(2)
     after = m.string[m.end() : m.end() + 1]
-    line_start = m.string.rfind("\n", 0, m.start()) + 1
-    prompt = m.string[line_start : m.start()].strip(" \t([") == "" or m.string[m.start() - 1 : m.start()] == "["
+    # A prompt starts its line, after a few blanks or brackets: look back a few characters only
+    # (a search back to the line's start is quadratic on one long line of `a:b@a:b@…`).
+    lo = max(0, m.start() - 8)
+    before = m.string[lo : m.start()]
+    nl = before.rfind("\n")
+    head = before[nl + 1 :] if nl >= 0 else (before if lo == 0 else None)
+    prompt = (head is not None and head.strip(" \t([") == "") or before.endswith("[")
     if not (any(c.isdigit() or c == "-" for c in host) or after == ":" or (prompt and after in (" ", "]"))):
         return m.group(0)
     return ("root" if user in _SERVICE_USERS else "<user>") + "@<host>"

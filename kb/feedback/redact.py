@@ -5,6 +5,11 @@ unmatched-error queue, feedback comments) or leaves the page (the guide skeleton
 replaces what it finds with visible placeholders such as `<hf-token>`, `<secret>`,
 `<email>`, `<ip>`, `<user>`, `<host>`, so a reader can still tell that something was there.
 
+A secret is removed in every shape it takes in the paste (kb.feedback.shapes): the rules also
+read the paste with console line wraps joined, JSON string escapes and percent-encoding decoded,
+and base64 runs decoded; a value found secret in any of these, or at any one place, is then
+removed at every place and in each of its encodings.
+
 Three sets of rules, in this order:
 1. Private key blocks and credentials in URLs, whole (later rules would take only a part).
 2. detect-secrets' provider detectors (kb.feedback.scanner) and our own credential rules
@@ -26,25 +31,61 @@ Design constraints:
 """
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from kb.feedback import credentials as cred
 from kb.feedback import personal as pers
 from kb.feedback.scanner import scan
+from kb.feedback.shapes import Found, known_values, spread
 
-__all__ = ["redact"]
+__all__ = ["Found", "known_in", "redact", "rules"]
 
-_Replacement = str | Callable[[re.Match[str]], str]
+# A step rewrites the text and, given a list, records what it removed (kb.feedback.shapes.Found).
+_Apply = Callable[[str, "list[Found] | None"], str]
 # Each step runs only if one of its hints (lower-case substrings that every match must
 # contain) occurs in the text: most pastes skip most steps, and a step that cannot match
 # costs nothing. No hints: it always runs.
-_Step = tuple[Callable[[str], str], tuple[str, ...]]
+_Step = tuple[_Apply, tuple[str, ...]]
+_PLACEHOLDER = re.compile(r"<[a-z0-9-]+>")
+
+
+def removed(old: str, new: str) -> list[Found]:
+    """What a replacement took out of `old`: the text each placeholder of `new` stands for."""
+    pieces = _PLACEHOLDER.split(new)
+    marks = _PLACEHOLDER.findall(new)
+    if not marks or not old.startswith(pieces[0]) or not old.endswith(pieces[-1]):
+        return []
+    out, pos = [], len(pieces[0])
+    for i, mark in enumerate(marks):
+        nxt = pieces[i + 1]
+        end = len(old) - len(nxt) if i == len(marks) - 1 else old.find(nxt, pos) if nxt else pos
+        if end < pos:
+            return out
+        if end > pos:
+            out.append(Found(old[pos:end], mark))
+        pos = end + len(nxt)
+    return out
 
 
 def _sub(pattern: re.Pattern[str], replacement: object, *hints: str) -> _Step:
-    return functools.partial(pattern.sub, replacement), hints
+    template = replacement if isinstance(replacement, str) else None
+
+    def apply(text: str, record: list[Found] | None) -> str:
+        if record is None:
+            return pattern.sub(replacement, text)  # type: ignore[arg-type]
+
+        def one(m: re.Match[str]) -> str:
+            new = m.expand(template) if template is not None else replacement(m)  # type: ignore[operator]
+            if new != m.group(0):
+                record.extend(removed(m.group(0), new))
+            return new
+        return pattern.sub(one, text)
+    return apply, hints
+
+
+def _call(fn: Callable[..., str], *hints: str) -> _Step:
+    return (lambda text, record: fn(text, record)), hints
 
 
 _STEPS: tuple[_Step, ...] = (
@@ -53,11 +94,11 @@ _STEPS: tuple[_Step, ...] = (
     # Our token shapes first where both know a provider: some of the scanner's expressions stop
     # short (its JWT expression ends lazily and takes two parts of three).
     *(_sub(pattern, placeholder, *hints) for pattern, placeholder, hints in cred.TOKEN_PATTERNS),
-    (scan, ()),
+    _call(scan),
     _sub(cred.AUTH_HEADER, cred.auth_header, "authorization"),
     _sub(cred.BEARER, cred.bearer, "bearer"),
     *(_sub(pattern, replacement, *hints) for pattern, replacement, hints in cred.COMMAND_RULES),
-    (cred.assignments, cred.ASSIGNMENT_HINTS),
+    _call(cred.assignments, *cred.ASSIGNMENT_HINTS),
     _sub(pers.EMAIL, "<email>", "@"),
     _sub(pers.USER_AT_HOST, pers.user_at_host, "@"),
     _sub(pers.USER_SETTING, pers.user_setting, "user", "login"),
@@ -71,10 +112,24 @@ _STEPS: tuple[_Step, ...] = (
 )
 
 
-def redact(text: str) -> str:
-    """Return `text` with secrets and personal data replaced by `<placeholders>`."""
+def rules(text: str, record: list[Found] | None = None) -> str:
+    """One pass of every rule over `text`; with `record`, what each removed is appended to it."""
     lowered = text.lower()
     for step, hints in _STEPS:
         if not hints or any(hint in lowered for hint in hints):
-            text = step(text)
+            text = step(text, record)
     return text
+
+
+def redact(text: str, known: Sequence[Found] = ()) -> str:
+    """Return `text` with secrets and personal data replaced by `<placeholders>`. `known`: values
+    found in the rest of the paste `text` comes from (`known_in`), removed from it as well."""
+    found: list[Found] = []
+    once = rules(text, found)
+    return spread(text, once, found, rules, tuple(known))
+
+
+def known_in(text: str) -> list[Found]:
+    """The secret and personal values of a whole paste, in every shape: pass them to `redact`
+    for each line of it that is redacted alone."""
+    return known_values(text, rules)

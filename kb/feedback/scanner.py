@@ -19,6 +19,7 @@ keyword list is used by our own linear assignment rule instead) and IPPublicDete
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -27,6 +28,8 @@ import re2
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+
+from kb.feedback.shapes import Found
 
 __all__ = ["scan"]
 
@@ -157,10 +160,46 @@ def _high_entropy(text: str) -> Iterator[tuple[int, int, str]]:
             # Short quoted words (ids, names) can score high by chance; secrets are longer.
             if len(value) >= _MIN_ENTROPY_LENGTH and plugin.calculate_shannon_entropy(value) > plugin.entropy_limit:
                 yield m.start(group), m.end(group), "<secret>"
+    for m in _QUOTED_TOKEN.finditer(text):  # type: ignore[attr-defined]
+        group = 1 if m.group(1) is not None else 2
+        if random_looking(m.group(group)):
+            yield m.start(group), m.end(group), "<secret>"
 
 
-def scan(text: str) -> str:
-    """`text` with every secret detect-secrets' detectors find replaced by a `<placeholder>`."""
+# A fixed entropy limit misses a third of random 32-character keys (their entropy is capped by
+# their length: log2(32) = 5 bits at most, and the Base64 limit is 4.5). A quoted run of letters
+# and digits is a key when it mixes cases and digits the way random text does: its character
+# class changes at more than `_SWITCHES` of its positions (CamelCase names and words change at
+# a third or fewer), and its entropy is near the most its length allows.
+_QUOTED_TOKEN = re2.compile(r"'([A-Za-z0-9+/=_-]{20,256})'|\"([A-Za-z0-9+/=_-]{20,256})\"")
+_SWITCHES = 0.45
+_LOWER_RUN = re.compile(r"[a-z]{3,}")
+
+
+def _kind(c: str) -> int:
+    return 0 if c.isdigit() else 1 if c.isupper() else 2 if c.islower() else 3
+
+
+def random_looking(value: str) -> bool:
+    chars = [c for c in value if c.isalnum()]
+    if len(chars) < 20 or not (any(c.isdigit() for c in chars) and any(c.isupper() for c in chars)
+                               and any(c.islower() for c in chars)):
+        return False
+    # Words in it (`Phi3SmallForCausalLM`): runs of three lower-case letters are rare in random text.
+    if sum(len(w) for w in _LOWER_RUN.findall(value)) >= 0.4 * len(chars):
+        return False
+    switches = sum(_kind(a) != _kind(b) for a, b in zip(chars, chars[1:])) / (len(chars) - 1)
+    counts: dict[str, int] = {}
+    for c in value:
+        counts[c] = counts.get(c, 0) + 1
+    n = len(value)
+    entropy = -sum(k / n * math.log2(k / n) for k in counts.values())
+    return switches > _SWITCHES and entropy >= 0.8 * math.log2(min(n, 64))
+
+
+def scan(text: str, record: list | None = None) -> str:
+    """`text` with every secret detect-secrets' detectors find replaced by a `<placeholder>`;
+    with `record`, each (value, placeholder) removed is appended to it."""
     hits = _found(text)
     if not hits:
         return text
@@ -175,6 +214,8 @@ def scan(text: str) -> str:
             continue
         out.append(text[pos:start])
         out.append(placeholder)
+        if record is not None:
+            record.append(Found(text[start:end], placeholder))
         pos = end
     out.append(text[pos:])
     return "".join(out)

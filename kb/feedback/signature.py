@@ -9,17 +9,17 @@ from __future__ import annotations
 from kb.engine.parse import MAX_DISTINCT_ERRORS, Paste
 from kb.engine.roots import RootError
 from kb.engine.signature import propose_template
-from kb.feedback.redact import redact
+from kb.feedback.redact import Found, known_in, redact
 
 __all__ = ["error_signature"]
 
 
-def _frames(paste: Paste, index: int) -> str:
+def _frames(paste: Paste, index: int, known: list[Found]) -> str:
     err = next((e for e in paste.errors if e.index == index), None)
     if err is None or not err.frames:
         return ""
     # File and function names can carry a user name too (`/home/alice/alice_run.py`).
-    return "  @ " + " < ".join(redact(f"{f}:{fn}") for f, fn in reversed(err.frames))
+    return "  @ " + " < ".join(redact(f"{f}:{fn}", known) for f, fn in reversed(err.frames))
 
 
 def error_signature(paste: Paste, root: RootError | None = None, max_errors: int = 3) -> str:
@@ -28,8 +28,11 @@ def error_signature(paste: Paste, root: RootError | None = None, max_errors: int
 
     Volatile values are templated away so that the same error seen twice counts twice.
     """
+    # Each line is redacted alone, so the secrets of the whole paste (in every shape) go with it:
+    # a token printed in full where a rule sees it and bare in the error line goes from both.
+    known = known_in(paste.text)
     if root is not None:
-        return propose_template(redact(root.text)) + _frames(paste, root.index)
+        return propose_template(redact(root.text, known)) + _frames(paste, root.index, known)
     seen: list[str] = []
     raw_seen: set[tuple] = set()
     for err in paste.errors:
@@ -41,7 +44,7 @@ def error_signature(paste: Paste, root: RootError | None = None, max_errors: int
         if len(raw_seen) >= MAX_DISTINCT_ERRORS:
             break
         raw_seen.add(key)
-        line = propose_template(redact(paste.lines[err.index].text)) + _frames(paste, err.index)
+        line = propose_template(redact(paste.lines[err.index].text, known)) + _frames(paste, err.index, known)
         if line not in seen:
             seen.append(line)
         if len(seen) >= max_errors:
