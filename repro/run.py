@@ -19,7 +19,16 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # Scripts with several scenarios: each argument list is one run.
-MODES = {"cuda-oom": [["too-big"], ["self"], ["other"]], "cuda-device-side-assert-triggered": [[], ["embedding"]]}
+MODES = {"cuda-oom": [["too-big"], ["self"], ["other"]], "cuda-device-side-assert-triggered": [[], ["embedding"]],
+         # Multi-rank scripts: the runs one GPU and the CPUs allow (NCCL with one rank, or ranks that
+         # fail before NCCL checks their GPUs; gloo on the CPU). Their other modes need a GPU per rank.
+         "nccl-watchdog-collective-timeout": [["--world-size", "1"], ["--backend", "gloo"]],
+         "nccl-collective-mismatch-message-truncated": [["--backend", "gloo"], ["--backend", "gloo", "--debug"]],
+         "nccl-remote-error": [["--backend", "gloo"]],
+         "nccl-socket-connection-refused": [["--world-size", "2"], ["--backend", "gloo"]],
+         "nccl-no-socket-interface-found": [["--world-size", "1"], ["--backend", "gloo"]],
+         "nccl-unhandled-system-error": [["--world-size", "1"]],
+         "c10d-store-client-socket-timeout": [["--backend", "gloo"]]}
 EXCLUSIVE = {"cuda-oom"}  # they fill the GPU: never beside another run
 
 
@@ -35,10 +44,22 @@ def run(name: str, args: list[str], timeout: int = 240) -> dict:
     return {"script": name, "args": args, "rc": rc, "seconds": round(time.time() - t0, 1), "output": out[-20000:]}
 
 
+def cpu_model() -> str | None:
+    try:
+        return next(ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or None
+
+
 def versions() -> dict:
     import torch
     info = {"python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
-            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
+            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+            "gpus": torch.cuda.device_count(), "cpus": os.cpu_count(), "cpu": cpu_model()}
+    try:
+        info["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
+    except Exception as exc:  # noqa: BLE001 - a CPU-only build has none
+        info["nccl"] = f"unavailable ({type(exc).__name__})"
     for mod in ("transformers", "triton", "safetensors", "tokenizers", "cupy"):
         try:
             info[mod] = __import__(mod).__version__
