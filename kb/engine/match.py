@@ -17,7 +17,7 @@ when its Match is made from the verified signature (a Hit) and the root error.
 """
 from __future__ import annotations
 
-from kb.engine import ranking
+from kb.engine import completeness, ranking
 from kb.engine import triage as triage_reader
 from kb.engine.environment import environment, fact_outcome, rerank
 from kb.engine.index import Index, Pattern
@@ -33,6 +33,10 @@ from kb.engine.verify import Evidence, Span, candidates, verify
 from kb.env.record import EnvRecord
 
 MAX_SIMILAR = 3
+# The class guide for a paste whose root error is not in it: a traceback cut before its error
+# line, or only a wrapper that says the cause is printed above. No line of the paste is its
+# error, so no signature finds it: the engine offers it when nothing else addresses the paste.
+ROOT_MISSING = "paste-lacks-root-error"
 
 # Match, Result and ContextHit live in kb.engine.results; they are named here too, where
 # callers have always found them. ANSWERING and TIERS come from the tier registry.
@@ -75,6 +79,12 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
             matches.append(_likely(index, hit, root, paste, env))
             covered = covered or matches[-1].confidence == "likely"
     matches += [_tiered(h, root, covered, paste, env, answering) for h in hits]
+    # Its one signature (a wrapper that says another rank failed) does not make it help or similar:
+    # it is offered as its triage or not at all.
+    matches = [m for m in matches if m.guide_id != ROOT_MISSING or m.confidence == "triage"]
+    missing = _root_missing(index, paste, root, matches)
+    if missing is not None:
+        matches.append(missing)
     ranking.rank(matches, paste)
     if env is not None:
         rerank(index, matches, env, lambda m: m.tier.rank)
@@ -86,12 +96,42 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
             m.causes = cause_fits(g, m.values) if m.values else []
     if not result.confident:
         n = MAX_SIMILAR - sum(1 for m in matches if m.confidence == "similar")
-        for gid, share, shared in similar(index, paste, root, {m.guide_id for m in matches}, n):
+        for gid, share, shared in similar(index, paste, root, {m.guide_id for m in matches} | {ROOT_MISSING}, n):
             m = Match(gid, "similar", round(min(0.4, 0.4 * share), 3), scope=index.guides[gid].scope)
             m.notes.append(("similar_words", {"words": ", ".join(shared)}))
             matches.append(m)
     ranking.word_root(result)
     return result
+
+
+def _root_missing(index: Index, paste: Paste, root: RootError | None, matches: list[Match]) -> Match | None:
+    """The root-missing triage when nothing else addresses the paste and its root error is not
+    in it: the last traceback stops before its error line, or the paste holds only wrappers."""
+    if ROOT_MISSING not in index.guides or any(m.tier.addresses for m in matches):
+        return None
+    # Only where no line reads as an error: a root found by looks alone (a warning, a shell
+    # command) is often the real error of a family no guide has yet, and "your paste lacks its
+    # error" would then be a wrong answer (on the wide sample's tuned part, 11 of 35 such cases).
+    lacking = root is None
+    cut = next((vals for code, vals in completeness.cut_notes(paste) if code == "traceback_cut"), None)
+    # A traceback cut after a line found by looks alone (a shell prompt, a warning): the error
+    # that traceback ended with is the root, and it is not in the paste.
+    if cut is not None and (lacking or (root.weak and root.index < _line_index(paste, cut["line"]))):
+        i = _line_index(paste, cut["line"])
+        note = ("root_cut", {"line": cut["line"]})
+    elif root is not None and root.wrapper_only:
+        i, note = root.index, ("root_wrapper_only", {"line": root.no})
+    elif lacking and not paste.empty:
+        i = max((k for k, ln in enumerate(paste.lines) if ln.text.strip()), default=0)
+        note = ("root_none", {})
+    else:
+        return None
+    ev = Evidence(None, [Span(i, 0, len(paste.lines[i].text))], 1)
+    return Match(ROOT_MISSING, "triage", 0.0, None, ev, notes=[note], scope="class")
+
+
+def _line_index(paste: Paste, no: int) -> int:
+    return next((i for i, ln in enumerate(paste.lines) if ln.no == no), 0)
 
 
 def _on_root(h: Hit, root: RootError | None, paste: Paste) -> bool:

@@ -128,6 +128,8 @@ def _record(m: Match, paste: Paste) -> None:
         if m.triage is not None:
             m.notes.extend(triage_notes(m.triage, paste))
         return
+    if ev is not None and ev.pattern is None:
+        return  # offered for what the paste lacks (kb.engine.match.ROOT_MISSING): its note says why
     if ev is not None:
         m.notes.append(("verified", {"line": paste.lines[ev.spans[0].line].no, "text": _span_text(paste, m),
                                      "sig": m.signature, "pattern": ev.pattern.source}))

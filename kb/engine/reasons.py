@@ -50,6 +50,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "What differs: the guide's error also says {missing}; yours also says {extra}.",
         "zh": "不同之处：指南中的错误还包含 {missing}；你的错误还包含 {extra}。",
     },
+    "root_cut": {
+        "en": "The traceback that starts on line {line} stops before its error line, and nothing else in the paste is an error a guide knows: this procedure says what to paste instead.",
+        "zh": "从第 {line} 行开始的调用栈在错误行之前就断了，粘贴内容中也没有其他指南认识的错误：本流程说明应改为粘贴什么。",
+    },
+    "root_none": {
+        "en": "No line of the paste reads as an error (an exception, a native error, a failed command): this procedure says what to paste instead.",
+        "zh": "粘贴内容中没有任何一行看起来是错误（异常、原生错误或失败的命令）：本流程说明应改为粘贴什么。",
+    },
+    "root_wrapper_only": {
+        "en": "Line {line} only reports that another error happened (it is a wrapper), and that error is not in the paste: this procedure says where to find it.",
+        "zh": "第 {line} 行只是报告另有错误发生（它是包装信息），而那个错误不在粘贴内容中：本流程说明去哪里找到它。",
+    },
     "not_root": {
         "en": "It matches line {line}, not the root error on line {root}: listed to help read the log, not as the answer.",
         "zh": "它匹配的是第 {line} 行，而不是第 {root} 行的根因错误：列出它是为了帮助阅读日志，而不是作为答案。",

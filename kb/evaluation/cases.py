@@ -59,12 +59,18 @@ def _rows(path: Path) -> list[dict]:
 
 def _read_labelled(folder: Path, name: str) -> list[Case]:
     try:
-        families = json.loads((folder / name).read_text(encoding="utf-8"))["covered"]
+        mapping = json.loads((folder / name).read_text(encoding="utf-8"))
+        families = mapping["covered"]
+        classes = mapping.get("classes") or {}
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{folder}/{name}: not an object with 'covered' ({exc})") from None
     out = []
     for d in _rows(folder / "cases.jsonl"):
         covered = families.get(d.get("family")) if d.get("family") else None
+        if not covered and d.get("class"):
+            # No guide for the family: a class guide whose procedure fits the report's broad mechanism
+            # (its `class` label) addresses it, as a triage answer.
+            covered = classes.get(d["class"])
         # A family may name several guides: the general one first, then guides that refine it for a
         # context (a device-side assert inside a serving engine); any of them answers it.
         guides = tuple(covered) if isinstance(covered, list) else ((covered,) if covered else ())
