@@ -7,8 +7,9 @@ from components.i18n import lang, t
 from components.markup import literal
 from kb.engine import input as log_input
 
-# Here, not only in kb.engine.input, so that a test can lower the limit for the app alone.
-MAX_BYTES = log_input.MAX_BYTES
+# Here, not only in kb.engine.input, so that a test can lower the limit for the app alone;
+# None: the engine's limit, from KB_MAX_PASTE_CHARS.
+MAX_BYTES: int | None = None
 _KEPT = "_kept:"  # session key prefix: (file id, name, text, message) of the last file uploaded under a widget key
 
 

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
 
 import streamlit as st
 
 from components.i18n import LANGS
+from kb import config
 from kb.engine.cache import load_index_cached
 from kb.engine.index import Index
 
@@ -20,7 +20,7 @@ MAX_PARAM = 2_000
 @st.cache_resource(show_spinner=False)
 def get_index() -> Index:
     """The read-only index, shared by every session of this process."""
-    root = os.environ.get("KB_GUIDES_DIR") or None
+    root = config.get("KB_GUIDES_DIR")
     index = load_index_cached(root)
     # A broken guide (or signature) is skipped and the others served; the operator sees why here.
     for problem in index.problems[:100]:

@@ -286,8 +286,7 @@ def test_pasted_markup_without_a_match_is_shown_as_text():
 
 
 def test_oversized_paste_shows_which_part_was_analysed(monkeypatch):
-    import kb.engine.parse
-    monkeypatch.setattr(kb.engine.parse, "MAX_CHARS", 20_000)
+    monkeypatch.setenv("KB_MAX_PASTE_CHARS", "20000")  # read when the paste is parsed, not at import
     at = app()
     at.text_area(key="paste").input("HEAD\n" + LOG_LINE * 1000 + IMA + "\n").run()
     no_crash(at)

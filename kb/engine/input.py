@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from kb.engine.parse import HEAD_SHARE, MAX_CHARS
+from kb.engine.parse import HEAD_SHARE, max_paste_chars
 
 # Files that are certainly not logs, by their first bytes: images, executables and
 # libraries, archives, PDF, WebAssembly, SQLite.
@@ -19,10 +19,13 @@ _MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"\x7fELF", b"PK\x03\x04", b"%PD
 # What a log never holds much of, once NUL bytes are set aside: undecodable bytes and
 # control characters other than tab, line ends, form feed and ANSI's escape.
 _JUNK = re.compile(r"[\ufffd\x01-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
-# More than any paste analyses, even of 4-byte characters: a bigger file is cut before it
-# is decoded, so a 200 MB upload never becomes 800 MB of text.
-MAX_BYTES = 4 * MAX_CHARS
 SNIFF_BYTES = 65536
+
+
+def max_bytes() -> int:
+    """More than any paste analyses, even of 4-byte characters: a bigger file is cut before it
+    is decoded, so a 200 MB upload never becomes 800 MB of text."""
+    return 4 * max_paste_chars()
 
 NOTES: dict[str, tuple[str, str]] = {
     "binary": ("This file does not look like text (it may be an image or a library). Upload the log as text, or paste it.",
@@ -74,12 +77,13 @@ def _cut(data: bytes, max_bytes: int) -> tuple[bytes, dict]:
     return head + b"\n" + tail, {"size": len(data), "head": len(head), "tail": len(tail), "lines": lines}
 
 
-def decode_log(data: bytes, max_bytes: int = MAX_BYTES) -> Decoded:
+def decode_log(data: bytes, limit: int | None = None) -> Decoded:
     """The text of a file, or None with the note "binary"; notes say where the text is not
     all of the file or not exactly what it held."""
     notes: list[tuple[str, dict]] = []
-    if len(data) > max_bytes:
-        data, values = _cut(data, max_bytes)
+    limit = limit or max_bytes()
+    if len(data) > limit:
+        data, values = _cut(data, limit)
         notes.append(("cut", values))
     if _utf16(data):  # Windows tools write logs in UTF-16 with a byte-order mark
         return Decoded(data.decode("utf-16", errors="replace"), notes)
