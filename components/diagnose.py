@@ -86,9 +86,9 @@ def diagnose() -> None:
 def show_result(result: Result, raw_lines: list[str]) -> None:
     st.subheader(t("results"), anchor=False)
     for code, values in completeness.cut_notes(result.paste):
-        st.info(completeness.word(code, lang(), **values))
+        st.info(t(code, **values))
     if not result.confident:
-        st.warning(t("no_guide_yet") if result.root is not None else t("no_match"))
+        st.warning(t("no_guide_yet") if result.root is not None else t("no_confident_match"))
         if result.root is not None:
             st.markdown(f"{esc(t('root_error', line=result.root.no))}  \n" + literal(result.root.text[:500]))
         _upstream(result)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.i18n import lang, t
+from components.i18n import t
 from components.markup import literal
 from kb.engine import input as log_input
 
@@ -18,8 +18,8 @@ def read_upload(upload) -> tuple[str | None, str | None]:
     the text is not all of the file or not exactly what it held."""
     decoded = log_input.decode_log(upload.getvalue(), MAX_BYTES)
     if decoded.text is None:
-        return None, t("binary_file")
-    notes = " ".join(log_input.word(code, lang(), **values) for code, values in decoded.notes)
+        return None, t("binary")
+    notes = " ".join(t(code, **values) for code, values in decoded.notes)
     return decoded.text, notes or None
 
 

@@ -12,8 +12,7 @@ from kb.engine.envfit import cut_report, env_notes, evaluate_checks, parse_env
 from kb.engine.match import Match
 from schema.models import Guide
 
-ICON = {"pass": ":green-badge[✓ pass]", "fail": ":red-badge[✗ fail]", "unknown": ":gray-badge[? unknown]"}
-ICON_ZH = {"pass": ":green-badge[✓ 通过]", "fail": ":red-badge[✗ 不符]", "unknown": ":gray-badge[? 未知]"}
+CHECK_COLOUR = {"pass": "green", "fail": "red", "unknown": "gray"}
 
 
 def input_panel() -> None:
@@ -44,7 +43,7 @@ def show_fit(m: Match) -> None:
 
 
 def show_outcome(o) -> None:
-    icon = (ICON_ZH if lang() == "zh" else ICON)[o.status]
+    icon = f":{CHECK_COLOUR[o.status]}-badge[{t('check_' + o.status)}]"
     found = f" — {code(o.found)}" if o.found else ""
     st.markdown(f"{icon}{found} {esc(o.reason_zh if lang() == 'zh' else o.reason)}")
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import streamlit as st
 
 from components import env_panel
-from components.i18n import UI, lang, t
+from components.i18n import lang, t
 from components.markup import clip, esc, literal, prose
 from components.state import get_index, open_guide
 from kb.engine.aspasted import as_pasted
 from kb.engine.match import ANSWERING, Match, Result, Span
 from kb.engine.parse import Line
-from kb.engine.reasons import word
+from kb.text import CATALOGUE, say
 from kb.guides.render import text
 
 CONTEXT_LINES = 2
@@ -31,16 +31,16 @@ _HIT = '{foreground="#9a3412" background="rgba(251,146,60,0.45)"}'
 
 def confidence_badge(confidence: str) -> str:
     key = BADGE_LABEL.get(confidence, confidence)
-    name = t(key) if key in UI else confidence
+    name = t(key) if key in CATALOGUE else confidence
     return f":{BADGE_COLOUR.get(confidence, 'blue')}-badge[{esc(name)}]"
 
 
 def _reason(code: str, values: dict) -> str:
     marks = {k: f"\x00{i}\x00" for i, k in enumerate(values)}
     try:
-        sentence = word(code, lang(), **marks)
+        sentence = say(code, lang(), **marks)
     except (KeyError, ValueError, IndexError):  # a message that formats its values itself
-        return esc(word(code, lang(), **values))
+        return esc(say(code, lang(), **values))
     out = esc(sentence)
     for i, (k, v) in enumerate(values.items()):
         out = out.replace(f"\x00{i}\x00", literal(str(v)) if k in CODE_VALUES else esc(str(v)))

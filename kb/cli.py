@@ -65,13 +65,14 @@ class NotText(Exception):
 def _read(path: str) -> str:
     """FILE (or standard input) read as the app reads an upload: a binary file is refused,
     and what was changed to read it (NUL bytes, bad UTF-8, a cut) is said on stderr."""
-    from kb.engine.input import decode_log, word
+    from kb.engine.input import decode_log
+    from kb.text import say
     data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     decoded = decode_log(data)
     if decoded.text is None:
         raise NotText(f"{'standard input' if path == '-' else path} is not a text file (an image, a library, an archive?); give the log as text")
     for code, values in decoded.notes:
-        print(f"note: {word(code, **values)}", file=sys.stderr)
+        print(f"note: {say(code, 'en', **values)}", file=sys.stderr)
     return decoded.text
 
 

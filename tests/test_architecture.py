@@ -9,7 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Each package may import only itself and those listed before it.
-LAYERS = ["guides", "env", "engine", "feedback", "authoring", "evaluation", "cli"]
+LAYERS = ["config", "text", "guides", "env", "engine", "feedback", "authoring", "evaluation", "cli"]
 MAX_LINES = 330
 
 

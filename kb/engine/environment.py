@@ -104,7 +104,9 @@ def rerank(index: "Index", matches: list["Match"], env: EnvRecord, tier) -> None
         floor = 0.5 if m.confidence == "match" else 0.0
         m.score = round(max(floor, min(1.0, m.score - CONTRADICTION_PENALTY * bad + FIT_BONUS * good)), 3)
         for n in notes:
-            m.notes.append(("env_fits" if n.verdict == "fits" else "env_contradicts", {"what": n.reason, "what_zh": n.reason_zh}))
+            # The checks' reasons end with their own full stop; the sentence around them has one.
+            m.notes.append(("env_fits" if n.verdict == "fits" else "env_contradicts",
+                            {"what": n.reason.rstrip("。."), "what_zh": n.reason_zh.rstrip("。.")}))
     matches.sort(key=lambda m: (tier(m), -m.score))
 
 

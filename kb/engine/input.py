@@ -27,26 +27,9 @@ def max_bytes() -> int:
     is decoded, so a 200 MB upload never becomes 800 MB of text."""
     return 4 * max_paste_chars()
 
-NOTES: dict[str, tuple[str, str]] = {
-    "binary": ("This file does not look like text (it may be an image or a library). Upload the log as text, or paste it.",
-               "该文件看起来不是文本（可能是图片或二进制库）。请上传文本日志，或直接粘贴。"),
-    "nul": ("NUL bytes in the file were removed.", "已移除文件中的 NUL 字节。"),
-    "replaced": ("The file is not valid UTF-8; unreadable bytes were replaced.", "文件不是有效的 UTF-8，无法识别的字节已被替换。"),
-    "cut": ("The file is {size:,} bytes: its first {head:,} and last {tail:,} bytes were read, {lines:,} lines between "
-            "them were not (line numbers after the gap count from the start of what was read).",
-            "文件大小为 {size:,} 字节：只读取了开头 {head:,} 字节和结尾 {tail:,} 字节，中间 {lines:,} 行未读取"
-            "（缺口之后的行号从读取内容的开头算起）。"),
-}
-
-
 class Decoded(NamedTuple):
     text: str | None  # None: the bytes are not a log (see `looks_binary`)
-    notes: list[tuple[str, dict]]  # codes of NOTES with their values, in the order they apply
-
-
-def word(code: str, lang: str = "en", **values: object) -> str:
-    en, zh = NOTES[code]
-    return (zh if lang == "zh" else en).format(**values)
+    notes: list[tuple[str, dict]]  # codes (worded by kb.text.say) with their values, in the order they apply
 
 
 def looks_binary(head: bytes) -> bool:

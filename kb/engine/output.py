@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from kb.engine import completeness
 from kb.engine.match import Match, Result, explain_notes
 from kb.engine.parse import Paste
-from kb.engine.reasons import word
 from kb.guides.render import text
+from kb.text import say
 from schema.models import Guide
 
 TAGS = {"match": "MATCH", "likely": "LIKELY", "help": "help", "similar": "similar"}
@@ -54,13 +54,13 @@ def root_dict(result: Result) -> dict | None:
 
 def cut_words(result: Result, lang: str) -> list[str]:
     """What the paste lacks, worded: a traceback cut before its error line, a log cut mid-line."""
-    return [completeness.word(code, lang, **vals) for code, vals in completeness.cut_notes(result.paste)]
+    return [say(code, lang, **vals) for code, vals in completeness.cut_notes(result.paste)]
 
 
 def result_dict(result: Result, lang: str = "en", verbose: bool = False) -> dict:
     out: dict = {"matches": [match_dict(m, result.paste, lang, verbose) for m in result.matches],
                  "root_error": root_dict(result)}
-    notes = [word(code, lang, **vals) for code, vals in result.notes] + cut_words(result, lang)
+    notes = [say(code, lang, **vals) for code, vals in result.notes] + cut_words(result, lang)
     if notes:
         out["notes"] = notes
     if result.paste.truncation:
@@ -75,7 +75,7 @@ def result_text(result: Result, guides: Mapping[str, Guide], lang: str = "en", v
     if result.paste.empty:
         return "Nothing to match: the input is empty.\n"
     for code, vals in result.notes:
-        lines.append(word(code, lang, **vals))
+        lines.append(say(code, lang, **vals))
     lines += cut_words(result, lang)
     if not result.confident:
         lines.append(("No guide for this error yet." if result.root is not None else "No confident match.")
