@@ -5,9 +5,9 @@ import streamlit as st
 
 from components.i18n import t
 from components.markup import literal
-from kb.engine import input as log_input
+from kb.diagnosis import read_log
 
-# Here, not only in kb.engine.input, so that a test can lower the limit for the app alone;
+# Here, not only in the engine, so that a test can lower the limit for the app alone;
 # None: the engine's limit, from KB_MAX_PASTE_CHARS.
 MAX_BYTES: int | None = None
 _KEPT = "_kept:"  # session key prefix: (file id, name, text, message) of the last file uploaded under a widget key
@@ -16,7 +16,7 @@ _KEPT = "_kept:"  # session key prefix: (file id, name, text, message) of the la
 def read_upload(upload) -> tuple[str | None, str | None]:
     """Text of an uploaded file, or a message saying why there is none; or both, when
     the text is not all of the file or not exactly what it held."""
-    decoded = log_input.decode_log(upload.getvalue(), MAX_BYTES)
+    decoded = read_log(upload.getvalue(), MAX_BYTES)
     if decoded.text is None:
         return None, t("binary")
     notes = " ".join(t(code, **values) for code, values in decoded.notes)

@@ -29,7 +29,7 @@ def causes(g: Guide) -> None:
             head += f":green-badge[{esc(t('cause_fits'))}] "
         st.markdown(head + prose(text(c.text, lang())))
         if fit is not None and fit.fits is not None:
-            st.caption(esc(fit.says(lang())))
+            st.caption(esc(fit.says[lang()]))
         if c.fixed_in:
             st.caption(f"{esc(t('fixed_in'))}: " + ", ".join(_fix(f) for f in c.fixed_in))
         quotes = [e for e in c.evidence if isinstance(e, Evidence) and e.quote]

@@ -10,8 +10,7 @@ import streamlit as st
 
 from components.i18n import lang, t
 from kb import config
-from kb.engine.match import Result
-from kb.feedback.signature import error_signature
+from kb.diagnosis import Diagnosis
 from kb.feedback.store import StoreUnavailable
 from kb.feedback.votes import VotingStore
 from schema.models import Guide
@@ -75,10 +74,10 @@ def feedback_widget(g: Guide, done: list[str]) -> None:
         st.caption(t("fb_comment_added"))
 
 
-def record_unmatched(result: Result) -> None:
+def record_unmatched(d: Diagnosis) -> None:
     """Count this paste's error signature once per session; never store the paste itself."""
     store = get_store()
-    signature = error_signature(result.paste, result.root)
+    signature = d.unmatched
     if not store.enabled or not signature:
         return
     seen = st.session_state.setdefault("unmatched_seen", set())

@@ -10,11 +10,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from kb.diagnosis import as_json, as_text, diagnose
 from kb.engine.index import Index, load_index
-from kb.guides.load import GUIDES_DIR
-from kb.engine.match import match
 from kb.engine.parse import parse
-from kb.engine.output import result_dict, result_text
+from kb.guides.load import GUIDES_DIR
 from kb.guides.render import guide_markdown, text
 
 
@@ -76,20 +75,16 @@ def _read(path: str) -> str:
     return decoded.text
 
 
-def _match_status(results: list) -> int:
-    """grep's convention: 0 when a guide matched (with confidence), 1 when none did; 2, an
-    error, is returned before any matching."""
-    return 0 if any(r.confident for r in results) else 1
-
-
 def _index(args) -> Index:
     return load_index(getattr(args, "guides", None) or GUIDES_DIR)
 
 
 def cmd_match(args) -> int:
+    """grep's convention: 0 when a guide answers (match or likely), 1 when none does; 2, an
+    error, is returned before any matching."""
     index = _index(args)
     if args.jsonl:
-        matched = []
+        answered = False
         for n, line in enumerate(_read(args.file).splitlines(), 1):
             if not line.strip():
                 continue
@@ -99,29 +94,16 @@ def cmd_match(args) -> int:
             except (ValueError, KeyError, TypeError) as exc:
                 print(f"line {n}: not a JSON object with 'text' ({exc})", file=sys.stderr)
                 return 2
-            res = match(index, text_in)
-            matched.append(res)
-            print(json.dumps({"id": case.get("id"), **result_dict(res, args.lang, args.verbose)}, ensure_ascii=False))
-        return _match_status(matched)
-    res = match(index, _read(args.file), env_report=_read(args.env) if args.env else None)
-    if res.env is not None:
-        from kb.engine.envfit import evaluate_checks
-        checks = {m.guide_id: evaluate_checks(index.guides[m.guide_id], res.env) for m in res.matches}
-        env = res.env
-    else:
-        checks = None
+            d = diagnose(index, text_in, lang=args.lang)
+            answered = answered or d.answered
+            print(json.dumps({"id": case.get("id"), **as_json(d, verbose=args.verbose)}, ensure_ascii=False))
+        return 0 if answered else 1
+    d = diagnose(index, _read(args.file), env_text=_read(args.env) if args.env else None, lang=args.lang)
     if args.json:
-        out = result_dict(res, args.lang, args.verbose)
-        if checks is not None:
-            from kb.engine.envfit import checks_dict
-            out = checks_dict(out, res, checks, env, args.lang)
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print(json.dumps(as_json(d, verbose=args.verbose), ensure_ascii=False, indent=2))
     else:
-        sys.stdout.write(result_text(res, index.guides, args.lang, args.verbose))
-        if checks is not None:
-            from kb.engine.envfit import checks_text
-            sys.stdout.write(checks_text(res, checks, args.lang))
-    return _match_status([res])
+        sys.stdout.write(as_text(d, verbose=args.verbose))
+    return 0 if d.answered else 1
 
 
 def cmd_validate(args) -> int:
