@@ -55,4 +55,6 @@ def test_no_other_catalogue_or_word_function():
                 pairs = [v for v in node.values if isinstance(v, ast.Tuple) and len(v.elts) == 2
                          and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in v.elts)
                          and re.search(_HAN, v.elts[1].value)]
-                assert len(pairs) < 2, f"{path}:{node.lineno}: a catalogue of its own; put it in kb/text/"
+                nested = [v for v in node.values if isinstance(v, ast.Dict)
+                          and {getattr(k, "value", None) for k in v.keys} >= {"en", "zh"}]
+                assert len(pairs) < 2 and len(nested) < 2, f"{path}:{node.lineno}: a catalogue of its own; put it in kb/text/"
