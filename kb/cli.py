@@ -173,6 +173,16 @@ def cmd_generate(args) -> int:
     return 1 if (args.check and changed) else 0
 
 
+def cmd_serve(args) -> int:
+    from kb.serve import serve
+    return serve(args.host, args.port, args.guides)
+
+
+def cmd_watch(args) -> int:
+    from kb.watch import watch
+    return watch(args.log, _index(args), exit_on_answer=args.exit_on_answer, lang=args.lang)
+
+
 def cmd_eval(args) -> int:
     from kb.evaluation.evaluate import main as eval_main
     return eval_main(args)
@@ -228,6 +238,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--split", metavar="NAME", help="of a labelled set, only the cases of this split (e.g. tuned)")
     sp.add_argument("--answers", metavar="FILE", help="score these answers (another version's `kb match --jsonl` output) instead of matching")
     sp.add_argument("--families", metavar="NAME", help="of a labelled set, read this file of its folder instead of families.json (which guide covers each family)")
+    guides(sp)
+    sp = add("serve", "Serve the knowledge base as a JSON HTTP API (POST /v1/diagnose, GET /v1/guides).", cmd_serve)
+    sp.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one (default: 8000)")
+    sp.add_argument("--guides", metavar="DIR", help="guides folder (default: KB_GUIDES_DIR, else guides/)")
+    sp.epilog = "Limits: KB_API_MAX_BODY, KB_API_RATE_LIMIT, KB_API_TRUSTED_PROXIES (see the README's configuration table)."
+    sp = add("watch", "Follow a growing log file and print a diagnosis for each error block as it completes.", cmd_watch)
+    sp.add_argument("log", metavar="LOG", help="the log file (it may not exist yet; truncation and rotation are followed)")
+    sp.add_argument("--exit-on-answer", action="store_true", help="exit 0 at the first error a guide answers")
+    sp.epilog = ("Exit status: 0 after an answer with --exit-on-answer, or when stopped (Ctrl-C, SIGTERM); "
+                 "2 on an error (LOG is a directory or cannot be read).")
+    lang(sp)
     guides(sp)
     sp = add("generate", "Regenerate schema/guide.schema.json, the CLI help and the tables of figures in the README files.", cmd_generate)
     sp.add_argument("--check", action="store_true", help="only report stale files; exit 1 if any")
