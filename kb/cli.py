@@ -180,7 +180,7 @@ def cmd_serve(args) -> int:
 
 def cmd_watch(args) -> int:
     from kb.watch import watch
-    return watch(args.log, _index(args), exit_on_answer=args.exit_on_answer, lang=args.lang)
+    return watch(args.log, _index(args), exit_on_answer=args.exit_on_answer, lang=args.lang, as_json_lines=args.json)
 
 
 def cmd_eval(args) -> int:
@@ -247,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("watch", "Follow a growing log file and print a diagnosis for each error block as it completes.", cmd_watch)
     sp.add_argument("log", metavar="LOG", help="the log file (it may not exist yet; truncation and rotation are followed)")
     sp.add_argument("--exit-on-answer", action="store_true", help="exit 0 at the first error a guide answers")
+    sp.add_argument("--json", action="store_true", help="print each diagnosis as one line of JSON: kb match --json's fields, with path and line")
     sp.epilog = ("Exit status: 0 after an answer with --exit-on-answer, or when stopped (Ctrl-C, SIGTERM); "
                  "2 on an error (LOG is a directory or cannot be read).")
     lang(sp)

@@ -19,6 +19,8 @@ CLI: dict[str, tuple[str, str]] = {
                       "{path} 已被替换（日志轮转）：从新文件开头读取。"),
     "watch_truncated": ("{path} was truncated: reading it again from its start.", "{path} 被截断：从开头重新读取。"),
     "watch_missing": ("{path} does not exist yet: waiting for it.", "{path} 还不存在：等待它出现。"),
+    "watch_waiting": ("The traceback that starts on line {line} of {path} has no error line yet: waiting for it.",
+                      "{path} 第 {line} 行开始的 traceback 还没有错误行：等待中。"),
     "watch_answered": ("Answered by {guide}: exiting.", "已由 {guide} 回答：退出。"),
     # kb serve
     "api_listening": ("kb serve: listening on http://{host}:{port}", "kb serve：正在监听 http://{host}:{port}"),
