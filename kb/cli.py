@@ -15,6 +15,7 @@ from kb.engine.index import Index, load_index
 from kb.engine.parse import parse
 from kb.guides.load import GUIDES_DIR
 from kb.guides.render import guide_markdown, text
+from kb.text import say
 
 
 
@@ -61,17 +62,16 @@ class NotText(Exception):
     """FILE is an image, a library, an archive: refused, as the app refuses such an upload."""
 
 
-def _read(path: str) -> str:
+def _read(path: str, lang: str = "en") -> str:
     """FILE (or standard input) read as the app reads an upload: a binary file is refused,
     and what was changed to read it (NUL bytes, bad UTF-8, a cut) is said on stderr."""
     from kb.engine.input import decode_log
-    from kb.text import say
     data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     decoded = decode_log(data)
     if decoded.text is None:
-        raise NotText(f"{'standard input' if path == '-' else path} is not a text file (an image, a library, an archive?); give the log as text")
+        raise NotText(say("cli_not_text", lang, path=say("cli_stdin", lang) if path == "-" else path))
     for code, values in decoded.notes:
-        print(f"note: {say(code, 'en', **values)}", file=sys.stderr)
+        print(say("cli_note", lang, note=say(code, lang, **values)), file=sys.stderr)
     return decoded.text
 
 
@@ -85,20 +85,20 @@ def cmd_match(args) -> int:
     index = _index(args)
     if args.jsonl:
         answered = False
-        for n, line in enumerate(_read(args.file).splitlines(), 1):
+        for n, line in enumerate(_read(args.file, args.lang).splitlines(), 1):
             if not line.strip():
                 continue
             try:
                 case = json.loads(line)
                 text_in = str(case["text"])
             except (ValueError, KeyError, TypeError) as exc:
-                print(f"line {n}: not a JSON object with 'text' ({exc})", file=sys.stderr)
+                print(say("cli_bad_jsonl", args.lang, n=n, problem=exc), file=sys.stderr)
                 return 2
             d = diagnose(index, text_in, lang=args.lang)
             answered = answered or d.answered
             print(json.dumps({"id": case.get("id"), **as_json(d, verbose=args.verbose)}, ensure_ascii=False))
         return 0 if answered else 1
-    d = diagnose(index, _read(args.file), env_text=_read(args.env) if args.env else None, lang=args.lang)
+    d = diagnose(index, _read(args.file, args.lang), env_text=_read(args.env, args.lang) if args.env else None, lang=args.lang)
     if args.json:
         print(json.dumps(as_json(d, verbose=args.verbose), ensure_ascii=False, indent=2))
     else:
@@ -114,9 +114,9 @@ def cmd_validate(args) -> int:
         print(p)
     n = len(index.guides)
     if problems:
-        print(f"{len(problems)} problem(s) in the knowledge base ({n} guide(s) loaded).", file=sys.stderr)
+        print(say("cli_problems", "en", n=len(problems), guides=n), file=sys.stderr)
         return 1
-    print(f"OK: {n} guides valid, every raw error matches its own guide first.")
+    print(say("cli_valid", "en", n=n))
     return 0
 
 
@@ -124,7 +124,7 @@ def cmd_show(args) -> int:
     index = _index(args)
     g = index.guides.get(args.id)
     if g is None:
-        print(f"No guide with id {args.id!r}. Try: python -m kb list", file=sys.stderr)
+        print(say("cli_no_such_guide", args.lang, id=args.id) + say("cli_try_list", args.lang), file=sys.stderr)
         return 2
     if args.format == "yaml":
         sys.stdout.write(index.paths[args.id].read_text(encoding="utf-8"))
@@ -145,9 +145,9 @@ def cmd_explain(args) -> int:
     from kb.engine.explain import explain
     index = _index(args)
     if args.id not in index.guides:
-        print(f"No guide with id {args.id!r}.", file=sys.stderr)
+        print(say("cli_no_such_guide", args.lang, id=args.id), file=sys.stderr)
         return 2
-    sys.stdout.write(explain(index, args.id, _read(args.file), args.lang))
+    sys.stdout.write(explain(index, args.id, _read(args.file, args.lang), args.lang))
     return 0
 
 
@@ -263,10 +263,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return args.fn(args)
         except FileNotFoundError as exc:
-            print(f"error: no such file: {exc.filename}", file=sys.stderr)
+            print(say("cli_no_such_file", getattr(args, "lang", "en"), path=exc.filename), file=sys.stderr)
             return 2
         except NotText as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(say("cli_error", getattr(args, "lang", "en"), problem=exc), file=sys.stderr)
             return 2
         except BrokenPipeError:
             return 0

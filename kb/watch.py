@@ -163,7 +163,7 @@ class Watcher:
 def watch(path: str, index: Index, exit_on_answer: bool = False, lang: str = "en", as_json_lines: bool = False) -> int:
     log = Path(path)
     if log.is_dir():
-        print(f"error: {path} is a directory, not a log file", file=sys.stderr)
+        print(say("watch_is_dir", lang, path=path), file=sys.stderr)
         return 2
     stop = {"now": False}
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
@@ -175,7 +175,7 @@ def watch(path: str, index: Index, exit_on_answer: bool = False, lang: str = "en
             try:
                 new = follower.lines()
             except PermissionError:
-                print(f"error: {path} cannot be read (permission denied)", file=sys.stderr)
+                print(say("watch_unreadable", lang, path=path), file=sys.stderr)
                 return 2
             now = time.monotonic()
             if watcher.add(new, now):
