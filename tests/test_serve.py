@@ -143,6 +143,8 @@ def test_bad_requests_get_clear_errors(server, spec):
              ("POST", "/v1/diagnose", {"text": 3}, 400, "not a JSON object"),
              ("POST", "/v1/diagnose", {"text": "x", "lang": "fr"}, 400, "'lang' must be"),
              ("POST", "/v1/diagnose", {"paste": "x"}, 400, "not a JSON object"),
+             ("POST", "/v1/diagnose", [1, 2], 400, "not a JSON object"),
+             ("POST", "/v1/diagnose", b"\xff\xfe{", 400, "not a JSON object"),
              ("GET", "/v1/diagnose", None, 405, ""),
              ("GET", "/no/such/path", None, 404, "Nothing here")]
     for method, path, body, code, message in cases:
@@ -151,6 +153,14 @@ def test_bad_requests_get_clear_errors(server, spec):
         assert message in json.loads(data)["error"] and b"Traceback" not in data
         if code in (400, 404) and path == "/v1/diagnose":
             jsonschema.validate(json.loads(data), _schema(spec, path, "post", code))
+
+
+def test_hostile_text_is_answered(server):
+    for text in ("\ud800 CUDA error: an illegal memory access was encountered", "\x00" * 1000, "", "<script>x</script>"):
+        status, head, data = server.request("POST", "/v1/diagnose", json.dumps({"text": text}).encode())
+        assert status == 200 and head["content-type"] == "application/json", (text[:20], data[:200])
+    status, got = server.json("POST", "/v1/diagnose", {"text": "\ud800 CUDA error: an illegal memory access was encountered"})
+    assert got["matches"][0]["id"] == "cuda-illegal-memory-access"
 
 
 def _raw(port: int, head: bytes, parts: Iterator[bytes] = iter(())) -> bytes:

@@ -14,7 +14,7 @@ import json
 import logging
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -41,6 +41,12 @@ class DiagnoseRequest(BaseModel):
     text: str
     env: str | None = None
     lang: Literal["en", "zh"] = "en"
+
+    @field_validator("text", "env")
+    @classmethod
+    def _encodable(cls, value: str | None) -> str | None:
+        # JSON may carry a lone surrogate ("\\ud800"), which no UTF-8 answer could quote back.
+        return None if value is None else value.encode("utf-8", "replace").decode("utf-8")
 
 
 def _lang(request: Request) -> str:
