@@ -137,6 +137,7 @@ class Diagnosis:
     paste: Paste = field(repr=False)
     root_error: RootError | None = field(default=None, repr=False)
     text: str = field(default="", repr=False)  # as pasted, for showing lines as they were
+    pasted_lines: list[str] | None = field(default=None, repr=False, compare=False)  # `text` split, once
 
     @property
     def answered(self) -> bool:

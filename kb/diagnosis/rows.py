@@ -20,7 +20,9 @@ def matched_rows(d: Diagnosis, r: GuideResult, around: int = CONTEXT_LINES) -> l
         lo += 1
     while hi - 1 > last and not lines[hi - 1].text.strip():
         hi -= 1
-    raw = split_lines(d.text)
+    if d.pasted_lines is None:  # split once per diagnosis, not once per card
+        d.pasted_lines = split_lines(d.text)
+    raw = d.pasted_lines
     rows = []
     for i in range(lo, hi):
         line, span = lines[i], spans.get(i)
