@@ -7,12 +7,9 @@ from components.feedback import get_store
 from components.i18n import lang, t
 from components.markup import label
 from components.state import get_index
-from kb.engine.parse import parse
-from kb.guides.render import text
-from kb.authoring.skeleton import skeleton
+from kb.diagnosis import skeleton_of
 from kb.feedback.store import StoreUnavailable
-
-
+from kb.guides.render import text
 
 
 def page() -> None:
@@ -37,7 +34,7 @@ def _unmatched(store) -> None:
         with st.container(border=True):
             st.caption(t("au_seen", n=row.count, last=row.last_seen.strftime("%Y-%m-%d %H:%M UTC")))
             st.code(row.signature, language=None, wrap_lines=True)
-            st.download_button(t("au_start"), skeleton(parse(row.signature)), file_name=f"new-guide-{row.signature_hash[:8]}.yaml",
+            st.download_button(t("au_start"), skeleton_of(row.signature), file_name=f"new-guide-{row.signature_hash[:8]}.yaml",
                                mime="text/yaml", key=f"start:{row.signature_hash}", on_click="ignore")
 
 

@@ -17,10 +17,7 @@ from components.i18n import lang, t
 from components.markup import esc, literal
 from components.result_card import render_card
 from components.state import get_index, requested_guide, show_in_url
-from kb.authoring.skeleton import skeleton
-from kb.engine import completeness
-from kb.engine.aspasted import split_lines
-from kb.engine.match import Result, match
+from kb.diagnosis import TIERS, Diagnosis, diagnose as diagnose_paste, read_environment
 
 
 def page() -> None:
@@ -52,63 +49,68 @@ def _input() -> str:
     return with_upload(pasted, t("upload_label"), "upload")
 
 
-def _cached_match(text_in: str) -> tuple[Result, list[str]]:
-    # A rerun (a click elsewhere on the page, a visit to a guide and back) must not match the
-    # same paste with the same report again; the lines as pasted are kept for showing them.
-    key = hashlib.sha256(text_in.encode("utf-8", "surrogatepass")).hexdigest() + st.session_state.get("env_key", "")
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _cached_diagnosis(text_in: str, env_text: str) -> Diagnosis:
+    # A rerun (a click elsewhere on the page, a visit to a guide and back) must not diagnose the
+    # same paste with the same report again.
+    key = _digest(text_in) + _digest(env_text)
     cached = st.session_state.get("last_result")
     if cached and cached[0] == key:
-        return cached[1], cached[2]
-    # The report in the box is read by the matcher as a report inside the paste would be: the
-    # ranking does not depend on which box it went into.
-    result = match(get_index(), text_in, env_report=st.session_state.get("env_text_in") or None)
-    raw_lines = split_lines(text_in)
-    st.session_state["last_result"] = (key, result, raw_lines)
-    return result, raw_lines
+        return cached[1]
+    # The report in the box is read with one inside the paste: the ranking does not depend on
+    # which box it went into.
+    d = diagnose_paste(get_index(), text_in, env_text=env_text or None, lang=lang())
+    st.session_state["last_result"] = (key, d)
+    return d
 
 
 def diagnose() -> None:
     st.title(t("diagnose"), anchor=False)
     st.caption(t("diagnose_intro"))
     text_in = _input()
-    env_panel.input_panel()
+    env_text, env_slot = env_panel.input_panel()
     st.button(t("find"), key="find", type="primary")
     if not text_in.strip():
+        env_panel.show_report(env_slot, env_text, read_environment(env_text))
         st.info(t("empty_input"))
         return
-    result, raw_lines = _cached_match(text_in)
-    if result.paste.truncation:
-        st.warning(t("truncated", note=result.paste.truncation))
-    show_result(result, raw_lines)
+    d = _cached_diagnosis(text_in, env_text)
+    env_panel.show_report(env_slot, env_text, d.environment)
+    if d.truncation:
+        st.warning(t("truncated", note=d.truncation))
+    show_result(d)
 
 
-def show_result(result: Result, raw_lines: list[str]) -> None:
+def show_result(d: Diagnosis) -> None:
     st.subheader(t("results"), anchor=False)
-    for code, values in completeness.cut_notes(result.paste):
-        st.info(completeness.word(code, lang(), **values))
-    if not result.confident:
-        lead = result.matches[0].tier if result.matches else None
-        if result.triaged:  # a class guide's procedure leads: said as such, not as "no guide"
+    for code, values in d.cut:
+        st.info(t(code, **values))
+    if not d.answered:
+        lead = TIERS[d.results[0].tier] if d.results else None
+        if d.triaged:  # a class guide's procedure leads: said as such, not as "no guide"
             st.info(lead.introduces(lang()))
         else:
-            st.warning(t("no_guide_yet") if result.root is not None else t("no_match"))
-        if result.root is not None:
-            st.markdown(f"{esc(t('root_error', line=result.root.no))}  \n" + literal(result.root.text[:500]))
-        upstream_view.render(result, answered=False)
+            st.warning(t("no_guide_yet") if d.root is not None else t("no_confident_match"))
+        if d.root is not None:
+            st.markdown(f"{esc(t('root_error', line=d.root['line']))}  \n" + literal(d.root["text"][:500]))
+        upstream_view.render(d, answered=False)
         if lead is None:
             st.markdown(t("no_similar"))
-        elif not result.triaged:
+        elif not d.triaged:
             st.markdown(lead.introduces(lang()) or "")
-    for n, m in enumerate(result.matches):
-        render_card(result, m, n, raw_lines)
-    if result.confident:
-        upstream_view.render(result, answered=True)  # a newer report may know more than the guide
+    for n, r in enumerate(d.results):
+        render_card(d, r, n)
+    if d.answered:
+        upstream_view.render(d, answered=True)  # a newer report may know more than the guide
     else:
-        _unmatched(result)
+        _unmatched(d)
 
 
-def _unmatched(result: Result) -> None:
+def _unmatched(d: Diagnosis) -> None:
     from components import feedback
-    feedback.record_unmatched(result)
-    st.download_button(t("new_guide"), skeleton(result.paste, result.root), file_name="new-guide.yaml", mime="text/yaml",
+    feedback.record_unmatched(d)
+    st.download_button(t("new_guide"), d.skeleton(), file_name="new-guide.yaml", mime="text/yaml",
                        key="new_guide", help=t("new_guide_help"), on_click="ignore")

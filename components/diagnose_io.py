@@ -3,22 +3,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.i18n import lang, t
+from components.i18n import t
 from components.markup import literal
-from kb.engine import input as log_input
+from kb.diagnosis import read_log
 
-# Here, not only in kb.engine.input, so that a test can lower the limit for the app alone.
-MAX_BYTES = log_input.MAX_BYTES
+# Here, not only in the engine, so that a test can lower the limit for the app alone;
+# None: the engine's limit, from KB_MAX_PASTE_CHARS.
+MAX_BYTES: int | None = None
 _KEPT = "_kept:"  # session key prefix: (file id, name, text, message) of the last file uploaded under a widget key
 
 
 def read_upload(upload) -> tuple[str | None, str | None]:
     """Text of an uploaded file, or a message saying why there is none; or both, when
     the text is not all of the file or not exactly what it held."""
-    decoded = log_input.decode_log(upload.getvalue(), MAX_BYTES)
+    decoded = read_log(upload.getvalue(), MAX_BYTES)
     if decoded.text is None:
-        return None, t("binary_file")
-    notes = " ".join(log_input.word(code, lang(), **values) for code, values in decoded.notes)
+        return None, t("binary")
+    notes = " ".join(t(code, **values) for code, values in decoded.notes)
     return decoded.text, notes or None
 
 

@@ -1,61 +1,70 @@
-"""The environment report on the Diagnose page, and check outcomes on guide pages."""
+"""The environment report on the Diagnose page, and check outcomes on guide pages.
+
+The report is parsed once per diagnosis, by kb.diagnosis (with any report inside the paste);
+this panel shows what that parse found. Only without a paste does it read the box on its own.
+"""
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.diagnose_io import with_upload
 from components.i18n import lang, t
 from components.markup import code, esc
-from kb.engine.envfit import cut_report, env_notes, evaluate_checks, parse_env
-from kb.engine.match import Match
+from kb.diagnosis import Check, Environment, GuideResult, report_cut_note
 from schema.models import Guide
 
-ICON = {"pass": ":green-badge[✓ pass]", "fail": ":red-badge[✗ fail]", "unknown": ":gray-badge[? unknown]"}
-ICON_ZH = {"pass": ":green-badge[✓ 通过]", "fail": ":red-badge[✗ 不符]", "unknown": ":gray-badge[? 未知]"}
+CHECK_COLOUR = {"pass": "green", "fail": "red", "unknown": "gray"}
 
 
-def input_panel() -> None:
+def input_panel() -> tuple[str, DeltaGenerator]:
+    """The report box (and its upload); returns its text and the place where `show_report` says what it holds."""
     with st.expander(t("env_label"), expanded=bool(st.session_state.get("env_text"))):
         # Kept for the session (persist_state) while a guide is shown in the page's place.
         report = st.text_area(t("env_label"), key="env_text", height=160, label_visibility="collapsed", persist_state="session")
         text_in = with_upload(report, t("env_upload_label"), "env_upload")
-        env = parse_env(text_in) if text_in.strip() else None
-        # Results are kept per paste and report: the same report gives the same ranking.
-        st.session_state["env_key"] = hashlib.sha256(text_in.encode("utf-8", "surrogatepass")).hexdigest() if env else ""
-        cut_note = cut_report(text_in)[1]
+        return text_in, st.container()
+
+
+def show_report(slot: DeltaGenerator, text_in: str, env: Environment | None) -> None:
+    """What the report states (the box's and the paste's together), under the box; kept for guide pages."""
+    st.session_state["environment"] = env
+    if not text_in.strip():
+        return
+    with slot:
+        cut_note = env.cut_note if env is not None else report_cut_note(text_in)
         if cut_note:
             st.caption(esc(cut_note))
-        st.session_state["env_record"] = env
-        st.session_state["env_text_in"] = text_in if env is not None else ""
-        if text_in.strip() and env is None:
+        if env is None:
             st.warning(t("env_none"))
-        elif env is not None:
-            gpus = ", ".join(f"{n} ({cc or '?'})" for n, cc in env.gpus) or "—"
-            st.caption(esc(f"{', '.join(env.sources)} · GPU: {gpus} · torch {env.torch_version or '?'} · CUDA {env.torch_cuda or env.cuda_runtime or '?'} · "
-                           f"vllm {env.package('vllm') or '?'}"))
+            return
+        gpus = ", ".join(f"{n} ({cc or '?'})" for n, cc in env.gpus) or "—"
+        st.caption(esc(f"{', '.join(env.sources)} · GPU: {gpus} · torch {env.torch or '?'} · CUDA {env.cuda or '?'} · "
+                       f"vllm {env.vllm or '?'}"))
 
 
-def show_fit(m: Match) -> None:
-    for n in env_notes(m):
-        colour = "green" if n.verdict == "fits" else "red"
-        st.markdown(f":{colour}-badge[{t('env_badge')}] " + esc(n.reason_zh if lang() == "zh" else n.reason))
+def show_fit(r: GuideResult) -> None:
+    for f in r.fit:
+        colour = "green" if f.verdict == "fits" else "red"
+        st.markdown(f":{colour}-badge[{t('env_badge')}] " + esc(f.reason[lang()]))
 
 
-def show_outcome(o) -> None:
-    icon = (ICON_ZH if lang() == "zh" else ICON)[o.status]
-    found = f" — {code(o.found)}" if o.found else ""
-    st.markdown(f"{icon}{found} {esc(o.reason_zh if lang() == 'zh' else o.reason)}")
+def show_outcome(c: Check) -> None:
+    found = f" — {code(c.found)}" if c.found else ""
+    st.markdown(f":{CHECK_COLOUR[c.status]}-badge[{t('check_' + c.status)}]{found} {esc(c.reason[lang()])}")
 
 
-def check_outcomes(g: Guide) -> dict:
-    """Environment-check id → outcome, when the person gave an environment report."""
-    env = st.session_state.get("env_record")
+def check_outcomes(g: Guide) -> dict[str, Check]:
+    """Environment-check id → outcome, when the person gave an environment report (in the box
+    or in the paste). A guide opened from the results has them already."""
     kept = st.session_state.get("last_result")
-    if env is None and kept:  # a report pasted with the error counts as one in the box
-        env = kept[1].env
-    return evaluate_checks(g, env) if env is not None else {}
+    ranked = kept[1].result(g.id) if kept else None
+    if ranked is not None and kept[1].environment is not None:
+        return ranked.checks
+    env: Environment | None = st.session_state.get("environment")
+    if env is None and kept:
+        env = kept[1].environment
+    return env.checks(g) if env is not None else {}
 
 
 def preset_checks(g: Guide) -> None:

@@ -5,13 +5,12 @@ Storage failures never break the page: the person is told their answer was not s
 from __future__ import annotations
 
 import logging
-import os
 
 import streamlit as st
 
 from components.i18n import lang, t
-from kb.engine.match import Result
-from kb.feedback.signature import error_signature
+from kb import config
+from kb.diagnosis import Diagnosis
 from kb.feedback.store import StoreUnavailable
 from kb.feedback.votes import VotingStore
 from schema.models import Guide
@@ -21,12 +20,12 @@ log = logging.getLogger("kb.app")
 
 @st.cache_resource(show_spinner=False)
 def _store_for(where: str) -> VotingStore:
-    return VotingStore(timeout=float(os.environ.get("KB_DB_TIMEOUT", "5")))
+    return VotingStore(timeout=float(config.get("KB_DB_TIMEOUT")))
 
 
 def get_store() -> VotingStore:
     """One store per process and per configured database (tests point it elsewhere)."""
-    return _store_for(os.environ.get("KB_DATABASE_URL") or os.environ.get("KB_DB_PATH") or "")
+    return _store_for(config.get("KB_DATABASE_URL") or config.get("KB_DB_PATH"))
 
 
 def _on_vote(gid: str, done: list[str]) -> None:
@@ -75,10 +74,10 @@ def feedback_widget(g: Guide, done: list[str]) -> None:
         st.caption(t("fb_comment_added"))
 
 
-def record_unmatched(result: Result) -> None:
+def record_unmatched(d: Diagnosis) -> None:
     """Count this paste's error signature once per session; never store the paste itself."""
     store = get_store()
-    signature = error_signature(result.paste, result.root)
+    signature = d.unmatched
     if not store.enabled or not signature:
         return
     seen = st.session_state.setdefault("unmatched_seen", set())

@@ -11,15 +11,10 @@ import streamlit as st
 from components import env_panel
 from components.i18n import lang, t
 from components.markup import clip, esc, literal, prose
-from components.state import get_index, open_guide
-from kb.engine.aspasted import as_pasted
-from kb.engine.match import Match, Result, Span
-from kb.engine.parse import Line
-from kb.engine.reasons import word
-from kb.engine.tiers import TIERS
-from kb.guides.render import text
+from components.state import open_guide
+from kb.diagnosis import TIERS, Diagnosis, GuideResult, Row, matched_rows
+from kb.text import say
 
-CONTEXT_LINES = 2
 MAX_SHOWN = 300  # characters of one pasted line; a longer one is cut around what matched
 SUMMARY_CHARS = 400
 STATUS_COLOUR = {"fixed": "green", "workaround": "orange", "unresolved": "red"}
@@ -29,7 +24,7 @@ _HIT = '{foreground="#9a3412" background="rgba(251,146,60,0.45)"}'
 
 
 def confidence_badge(confidence: str) -> str:
-    """The tier's badge, in its colour and words (kb.engine.tiers)."""
+    """The tier's badge, in its colour and words (the tier registry, kb.engine.tiers, through kb.diagnosis)."""
     tier = TIERS.get(confidence)
     if tier is None:
         return f":blue-badge[{esc(confidence)}]"
@@ -39,36 +34,30 @@ def confidence_badge(confidence: str) -> str:
 def _reason(code: str, values: dict) -> str:
     marks = {k: f"\x00{i}\x00" for i, k in enumerate(values)}
     try:
-        sentence = word(code, lang(), **marks)
+        sentence = say(code, lang(), **marks)
     except (KeyError, ValueError, IndexError):  # a message that formats its values itself
-        return esc(word(code, lang(), **values))
+        return esc(say(code, lang(), **values))
     out = esc(sentence)
     for i, (k, v) in enumerate(values.items()):
         out = out.replace(f"\x00{i}\x00", literal(str(v)) if k in CODE_VALUES else esc(str(v)))
     return out
 
 
-def reasons(m: Match) -> list[str]:
+def reasons(r: GuideResult) -> list[str]:
     """Why the guide ranks where it does, in the user's lines and words, as Markdown lines.
     Environment notes are left to env_panel.show_fit, which shows each once, with its badge."""
     return [_reason(code, {k: v for k, v in values.items() if k not in CODE_VALUES})
-            for code, values in m.notes if not code.startswith("env_")]
+            for code, values in r.reasons if not code.startswith("env_")]
 
 
-def patterns(m: Match) -> list[str]:
-    """The guide's patterns behind the reasons, for the details toggle: syntax, so code."""
-    return list(dict.fromkeys(str(v["pattern"]) for _, v in m.notes if v.get("pattern")))
-
-
-def values_and_causes(m: Match) -> None:
+def values_and_causes(r: GuideResult) -> None:
     """The values the guide read in the paste, and which of its causes they point to."""
-    if m.values:
-        st.markdown(f"**{esc(t('your_values'))}:** " + ", ".join(f"{esc(n)} {literal(v.text)}" for n, v in m.values.items()))
-    for c in m.causes:
+    if r.values:
+        st.markdown(f"**{esc(t('your_values'))}:** " + ", ".join(f"{esc(n)} {literal(v)}" for n, v in r.values.items()))
+    for c in r.causes:
         if c.fits is not None:
-            says = c.says(lang())
             badge = f":green-badge[{esc(t('cause_fits'))}]" if c.fits else f":gray-badge[{esc(t('cause_not_fits'))}]"
-            st.markdown(f"{badge} {esc(says)}")
+            st.markdown(f"{badge} {esc(c.says[lang()])}")
 
 
 def _hit(part: str) -> str:
@@ -78,73 +67,56 @@ def _hit(part: str) -> str:
     return body if any(c in part for c in "[]\\") else f":color[{body}]{_HIT}"
 
 
-def _row(line: Line, span: Span | None, raw_lines: list[str]) -> str:
-    shown = as_pasted(line, raw_lines)
-    if shown is not None:
-        body, hit = shown.text, (shown.span(span.start, span.end) if span else None)
-    else:  # not found as pasted: the line as the matcher read it
-        body = line.prefix + line.text
-        hit = (len(line.prefix) + span.start, len(line.prefix) + span.end) if span else None
-    number = literal(f"{line.no:>6}") + " "
-    if hit is None:
+def _row(row: Row) -> str:
+    body, number = row.text, literal(f"{row.no:>6}") + " "
+    if row.hit is None:
         return number + literal(body[:MAX_SHOWN]) + ("…" if len(body) > MAX_SHOWN else "")
-    a, b = hit
+    a, b = row.hit
     lo = max(0, a - MAX_SHOWN // 3) if len(body) > MAX_SHOWN else 0
     hi = min(len(body), max(b, lo + MAX_SHOWN))
     return (number + ("…" if lo else "") + literal(body[lo:a]) + _hit(body[a:b]) + literal(body[b:hi])
             + ("…" if hi < len(body) else ""))
 
 
-def matched_lines(result: Result, m: Match, raw_lines: list[str], key: str) -> None:
+def matched_lines(d: Diagnosis, r: GuideResult, key: str) -> None:
     """The lines of the paste that matched, with a few around them, numbered as pasted."""
-    if m.evidence is None:
-        return
-    lines = result.paste.lines
-    spans = {s.line: s for s in m.evidence.spans}
-    first, last = min(spans), max(spans)
-    lo, hi = max(0, first - CONTEXT_LINES), min(len(lines), last + CONTEXT_LINES + 1)
-    while lo < first and not lines[lo].text.strip():  # blank lines at the edges are margins, not context
-        lo += 1
-    while hi - 1 > last and not lines[hi - 1].text.strip():
-        hi -= 1
-    rows = [_row(lines[i], spans.get(i), raw_lines) for i in range(lo, hi)]
-    with st.container(key=key):
-        st.markdown(f"**{esc(t('matched_lines'))}**  \n" + "  \n".join(rows))
+    rows = matched_rows(d, r)
+    if rows:
+        with st.container(key=key):
+            st.markdown(f"**{esc(t('matched_lines'))}**  \n" + "  \n".join(_row(row) for row in rows))
 
 
-def render_card(result: Result, m: Match, rank: int, raw_lines: list[str]) -> None:
-    g = get_index().guides[m.guide_id]
+def render_card(d: Diagnosis, r: GuideResult, rank: int) -> None:
     with st.container(border=True):
-        status = f":{STATUS_COLOUR[g.status]}-badge[{esc(t(g.status))}]"
-        st.markdown(f"{confidence_badge(m.confidence)} {status} :gray-badge[{esc(t('score'))} {m.score:.2f}]  \n"
-                    f"**{esc(text(g.title, lang()))}**")
-        st.caption(prose(clip(text(g.summary, lang()), SUMMARY_CHARS)))
-        for reason in reasons(m):
+        status = f":{STATUS_COLOUR[r.status]}-badge[{esc(t(r.status))}]"
+        st.markdown(f"{confidence_badge(r.tier)} {status} :gray-badge[{esc(t('score'))} {r.score:.2f}]  \n"
+                    f"**{esc(r.title[lang()])}**")
+        st.caption(prose(clip(r.summary[lang()], SUMMARY_CHARS)))
+        for reason in reasons(r):
             st.markdown("- " + reason)
-        env_panel.show_fit(m)
-        values_and_causes(m)
-        matched_lines(result, m, raw_lines, key=f"matched-{m.guide_id}")
-        shown = patterns(m)
-        if shown:
+        env_panel.show_fit(r)
+        values_and_causes(r)
+        matched_lines(d, r, key=f"matched-{r.id}")
+        if r.patterns:
             with st.expander(t("details")):
-                st.markdown("  \n".join(literal(p) for p in shown))
+                st.markdown("  \n".join(literal(p) for p in r.patterns))
         # The first result is the one to open when it answers, or when it is the triage procedure to follow.
-        leads = rank == 0 and m.tier.addresses
-        if st.button(t("open_guide"), key=f"open:{m.guide_id}", type="primary" if leads else "secondary"):
-            st.session_state["from_results"] = m.guide_id
-            open_guide(m.guide_id)
+        leads = rank == 0 and r.addresses
+        if st.button(t("open_guide"), key=f"open:{r.id}", type="primary" if leads else "secondary"):
+            st.session_state["from_results"] = r.id
+            open_guide(r.id)
             st.rerun()
 
 
-def opened_from_results(gid: str) -> tuple[Result, Match, list[str]] | None:
-    """The result, the match and the pasted lines, when guide `gid` was opened from the
+def opened_from_results(gid: str) -> tuple[Diagnosis, GuideResult] | None:
+    """The diagnosis and its result for guide `gid`, when the guide was opened from the
     results of the paste still in this session."""
     kept = st.session_state.get("last_result")
     if st.session_state.get("from_results") != gid or not kept:
         return None
-    _, result, raw_lines = kept
-    m = next((x for x in result.matches if x.guide_id == gid), None)
-    return (result, m, raw_lines) if m is not None else None
+    d = kept[1]
+    r = d.result(gid)
+    return (d, r) if r is not None else None
 
 
 def why_panel(gid: str) -> None:
@@ -152,13 +124,13 @@ def why_panel(gid: str) -> None:
     found = opened_from_results(gid)
     if found is None:
         return
-    result, m, raw_lines = found
+    d, r = found
     with st.container(border=True, key="why"):
-        st.markdown(f"**{esc(t('why_matched'))}** {confidence_badge(m.confidence)}")
-        for reason in reasons(m):
+        st.markdown(f"**{esc(t('why_matched'))}** {confidence_badge(r.tier)}")
+        for reason in reasons(r):
             st.markdown(reason)
-        values_and_causes(m)
-        matched_lines(result, m, raw_lines, key="matched-why")
+        values_and_causes(r)
+        matched_lines(d, r, key="matched-why")
 
 
 def opened_match_causes(gid: str) -> list:

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
 
 import streamlit as st
 
 from components.i18n import LANGS
-from kb.engine.cache import load_index_cached
-from kb.engine.index import Index
+from kb.diagnosis import Index, open_index
 
 log = logging.getLogger("kb.app")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
@@ -20,8 +18,7 @@ MAX_PARAM = 2_000
 @st.cache_resource(show_spinner=False)
 def get_index() -> Index:
     """The read-only index, shared by every session of this process."""
-    root = os.environ.get("KB_GUIDES_DIR") or None
-    index = load_index_cached(root)
+    index = open_index()  # KB_GUIDES_DIR, else guides/
     # A broken guide (or signature) is skipped and the others served; the operator sees why here.
     for problem in index.problems[:100]:
         log.warning("guide problem: %s", problem)

@@ -1,43 +1,37 @@
 """Known upstream reports of the root error, on every result: a search of each project the
-paste names (a link to GitHub's issue search) and, where a deployment switched the live
-look-up on (KB_GITHUB_LOOKUP), the top reports with their state and the pull request that
-closed them. GitHub's titles are shown as literal text, never as markup."""
+paste names (a link to GitHub's issue search, from the diagnosis) and, where a deployment
+switched the live look-up on (KB_GITHUB_LOOKUP), the top reports with their state and the
+pull request that closed them. GitHub's titles are shown as literal text, never as markup."""
 from __future__ import annotations
 
 import streamlit as st
 
 from components.i18n import t
 from components.markup import esc, literal
-from kb.engine import upstream
-from kb.engine.match import Result
-from kb.feedback.redact import known_in, redact
-from kb.lookup.github import Found, Lookup, from_environment
+from kb.diagnosis import Diagnosis, Found, Lookup, configured_lookup, look_up
 
 
 @st.cache_resource
 def _lookup() -> Lookup | None:
     # One look-up (and one cache) per process, shared by every session like the index.
-    return from_environment()
+    return configured_lookup()
 
 
-def render(result: Result, answered: bool) -> None:
-    line = result.root.text if result.root is not None else upstream.root_error_line(result.paste)
-    # Secrets, addresses and user names are out before anything leaves for GitHub.
-    found = upstream.links(result.paste, redact(line, known_in(result.paste.text)) if line else None)
-    if not found:
+def render(d: Diagnosis, answered: bool) -> None:
+    if not d.upstream:
         return
-    names = ", ".join(ln.project.name for ln in found)
+    names = ", ".join(u.project for u in d.upstream)
     st.caption(t("upstream_answered" if answered else "upstream", repo=names))
-    cols = st.columns(len(found))
-    for col, ln in zip(cols, found):
-        col.link_button(t("upstream_link", repo=ln.project.name), ln.url, icon=":material/open_in_new:")
+    cols = st.columns(len(d.upstream))
+    for col, u in zip(cols, d.upstream):
+        col.link_button(t("upstream_link", repo=u.project), u.url, icon=":material/open_in_new:")
     lookup = _lookup()
     if lookup is None:
         return
     with st.spinner(t("upstream_looking")):
-        results = [lookup.search(ln.project.repo, ln.query) for ln in found[:1]]
-    for f in results:
-        _reports(f)
+        found = look_up(d, lookup)
+    if found is not None:
+        _reports(found)
 
 
 def _reports(found: Found) -> None:

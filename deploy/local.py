@@ -1,6 +1,7 @@
-"""Run the tested deployment on this machine: PostgreSQL, two app replicas and nginx, on loopback.
+"""Run the tested deployment on this machine: PostgreSQL, two replicas (each the app and the JSON
+API, `kb serve`) and nginx, on loopback.
 
-    python deploy/local.py start STATE_DIR     # prints {"url", "replicas", "database_url"} as JSON
+    python deploy/local.py start STATE_DIR     # prints {"url", "replicas", "apis", "database_url"} as JSON
     python deploy/local.py stop-replica STATE_DIR N / start-replica STATE_DIR N
     python deploy/local.py stop STATE_DIR
 
@@ -8,7 +9,7 @@ Everything lives in STATE_DIR (data, sockets, logs, pids); every port is a free 
 127.0.0.1, and nothing listens elsewhere. PostgreSQL and nginx are Debian's packages
 (scripts/install --dev installs them). The replicas share the database through
 KB_DATABASE_URL; nginx (deploy/nginx.conf) keeps each client on one replica, upgrades the
-websocket and adds the security headers. Every wait is bounded.
+websocket, sends /v1/ to the API processes and adds the security headers. Every wait is bounded.
 """
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 REPLICAS = 2
 PG_BIN_DIRS = ("/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin")
 START_TIMEOUT = 90  # seconds for any one service to answer
+# nginx reaches the API from this address, the one address the API believes X-Forwarded-For
+# from: on loopback every client is 127.0.0.1 too, and must not pass for the proxy.
+PROXY_ADDRESS = "127.0.0.2"
 
 
 def free_port() -> int:
@@ -105,13 +109,20 @@ def start_replica(state: Path, n: int) -> None:
                   "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
                  state / f"replica-{n}.log", env)
     info["pids"][f"replica-{n}"] = pid
+    # The same replica's API: `kb serve`, on the same database and index cache.
+    api = info["apis"][n]
+    env = {**env, "KB_API_TRUSTED_PROXIES": PROXY_ADDRESS}
+    info["pids"][f"api-{n}"] = _spawn([sys.executable, "-m", "kb", "serve", "--host", "127.0.0.1", "--port", str(api)],
+                                      state / f"api-{n}.log", env)
     _save(state, info)
     _wait_http(f"http://127.0.0.1:{port}/_stcore/health")
+    _wait_http(f"http://127.0.0.1:{api}/healthz")
 
 
 def stop_replica(state: Path, n: int) -> None:
     info = _info(state)
     _terminate(info["pids"].pop(f"replica-{n}", None))
+    _terminate(info["pids"].pop(f"api-{n}", None))
     _save(state, info)
 
 
@@ -143,7 +154,7 @@ def content_security_policy() -> str:
     ])
 
 
-def start_nginx(state: Path, port: int, replicas: list[int]) -> int:
+def start_nginx(state: Path, port: int, replicas: list[int], apis: list[int]) -> int:
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
         raise SystemExit("nginx not found; run: bash scripts/install --dev")
@@ -161,6 +172,8 @@ def start_nginx(state: Path, port: int, replicas: list[int]) -> int:
         # nginx would answer 502 "no live upstreams" although a replica is up. A refused local
         # connection costs nothing; proxy_next_upstream passes the request on.
         "UPSTREAMS": "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in replicas),
+        "API_UPSTREAMS": "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in apis),
+        "PROXY_ADDRESS": PROXY_ADDRESS,
     }.items():
         conf = conf.replace(f"@@{name}@@", value)
     (state / "nginx.conf").write_text(conf, encoding="utf-8")
@@ -173,7 +186,7 @@ def start(state: Path) -> dict:
     state.mkdir(parents=True, exist_ok=True)
     state = state.resolve()
     state.chmod(0o755)  # the postgres user and nginx's workers work in here too
-    info: dict = {"pids": {}, "replicas": [free_port() for _ in range(REPLICAS)]}
+    info: dict = {"pids": {}, "replicas": [free_port() for _ in range(REPLICAS)], "apis": [free_port() for _ in range(REPLICAS)]}
     _save(state, info)
     try:
         info["database_url"] = start_postgres(state)
@@ -182,7 +195,7 @@ def start(state: Path) -> dict:
             start_replica(state, n)
         info = _info(state)
         port = free_port()
-        info["pids"]["nginx"] = start_nginx(state, port, info["replicas"])
+        info["pids"]["nginx"] = start_nginx(state, port, info["replicas"], info["apis"])
         info["url"] = f"http://127.0.0.1:{port}"
         _save(state, info)
         _wait_http(info["url"] + "/_stcore/health")

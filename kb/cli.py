@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from kb.diagnosis import as_json, as_text, configured_lookup, diagnose, look_up
 from kb.engine.index import Index, load_index
-from kb.guides.load import GUIDES_DIR
-from kb.engine.match import match
 from kb.engine.parse import parse
-from kb.engine.output import result_dict, result_text
+from kb.guides.load import GUIDES_DIR
 from kb.guides.render import guide_markdown, text
+from kb.text import say
 
 
 
@@ -62,23 +62,17 @@ class NotText(Exception):
     """FILE is an image, a library, an archive: refused, as the app refuses such an upload."""
 
 
-def _read(path: str) -> str:
+def _read(path: str, lang: str = "en") -> str:
     """FILE (or standard input) read as the app reads an upload: a binary file is refused,
     and what was changed to read it (NUL bytes, bad UTF-8, a cut) is said on stderr."""
-    from kb.engine.input import decode_log, word
+    from kb.engine.input import decode_log
     data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     decoded = decode_log(data)
     if decoded.text is None:
-        raise NotText(f"{'standard input' if path == '-' else path} is not a text file (an image, a library, an archive?); give the log as text")
+        raise NotText(say("cli_not_text", lang, path=say("cli_stdin", lang) if path == "-" else path))
     for code, values in decoded.notes:
-        print(f"note: {word(code, **values)}", file=sys.stderr)
+        print(say("cli_note", lang, note=say(code, lang, **values)), file=sys.stderr)
     return decoded.text
-
-
-def _match_status(results: list) -> int:
-    """grep's convention: 0 when a guide matched (with confidence), 1 when none did; 2, an
-    error, is returned before any matching."""
-    return 0 if any(r.confident for r in results) else 1
 
 
 def _index(args) -> Index:
@@ -86,77 +80,31 @@ def _index(args) -> Index:
 
 
 def cmd_match(args) -> int:
+    """grep's convention: 0 when a guide answers (match or likely), 1 when none does; 2, an
+    error, is returned before any matching."""
     index = _index(args)
     if args.jsonl:
-        matched = []
-        for n, line in enumerate(_read(args.file).splitlines(), 1):
+        answered = False
+        for n, line in enumerate(_read(args.file, args.lang).splitlines(), 1):
             if not line.strip():
                 continue
             try:
                 case = json.loads(line)
                 text_in = str(case["text"])
             except (ValueError, KeyError, TypeError) as exc:
-                print(f"line {n}: not a JSON object with 'text' ({exc})", file=sys.stderr)
+                print(say("cli_bad_jsonl", args.lang, n=n, problem=exc), file=sys.stderr)
                 return 2
-            res = match(index, text_in)
-            matched.append(res)
-            print(json.dumps({"id": case.get("id"), **result_dict(res, args.lang, args.verbose)}, ensure_ascii=False))
-        return _match_status(matched)
-    res = match(index, _read(args.file), env_report=_read(args.env) if args.env else None)
-    if res.env is not None:
-        from kb.engine.envfit import evaluate_checks
-        checks = {m.guide_id: evaluate_checks(index.guides[m.guide_id], res.env) for m in res.matches}
-        env = res.env
-    else:
-        checks = None
-    links = upstream_links(res)
+            d = diagnose(index, text_in, lang=args.lang)
+            answered = answered or d.answered
+            print(json.dumps({"id": case.get("id"), **as_json(d, verbose=args.verbose)}, ensure_ascii=False))
+        return 0 if answered else 1
+    d = diagnose(index, _read(args.file, args.lang), env_text=_read(args.env, args.lang) if args.env else None, lang=args.lang)
+    found = look_up(d, configured_lookup())  # None unless KB_GITHUB_LOOKUP switches the live look-up on
     if args.json:
-        out = result_dict(res, args.lang, args.verbose)
-        out["upstream"] = [{"project": ln.project.name, "repo": ln.project.repo, "query": ln.query, "url": ln.url}
-                           for ln in links]
-        live = live_reports(links)
-        if live is not None:
-            out["upstream_reports"] = live
-        if checks is not None:
-            from kb.engine.envfit import checks_dict
-            out = checks_dict(out, res, checks, env, args.lang)
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print(json.dumps(as_json(d, verbose=args.verbose, reports=found), ensure_ascii=False, indent=2))
     else:
-        sys.stdout.write(result_text(res, index.guides, args.lang, args.verbose))
-        if checks is not None:
-            from kb.engine.envfit import checks_text
-            sys.stdout.write(checks_text(res, checks, args.lang))
-        for ln in links:
-            sys.stdout.write(f"upstream reports ({ln.project.name}): {ln.url}\n")
-        live = live_reports(links)
-        for r in (live or {}).get("reports", []):
-            by = f", closed by #{r['closed_by']['number']}" if r.get("closed_by") else ""
-            sys.stdout.write(f"  {r['ref']} [{r['state']}{by}] {printable(r['title'])}\n")
-        if live and live.get("error"):
-            sys.stdout.write(f"  upstream look-up: {live['error']}\n")
-    return _match_status([res])
-
-
-def live_reports(links: list) -> dict | None:
-    """The live look-up of the first project's issues, when KB_GITHUB_LOOKUP switches it on."""
-    from kb.lookup.github import from_environment
-    lookup = from_environment()
-    if lookup is None or not links:
-        return None
-    f = lookup.search(links[0].project.repo, links[0].query)
-    return {"repo": f.repo, "query": f.query, "error": f.error,
-            "reports": [{"ref": r.ref, "title": r.title, "state": r.state, "url": r.url,
-                         "closed_by": {"number": r.closed_by.number, "title": r.closed_by.title, "url": r.closed_by.url}
-                         if r.closed_by else None} for r in f.reports]}
-
-
-def upstream_links(res) -> list:
-    """Searches of the upstream projects' issues for the root error, redacted first: the link
-    carries the words to GitHub when it is opened."""
-    from kb.engine import upstream
-    from kb.feedback.redact import known_in, redact
-    line = res.root.text if res.root is not None else upstream.root_error_line(res.paste)
-    return upstream.links(res.paste, redact(line, known_in(res.paste.text)) if line else None)
+        sys.stdout.write(as_text(d, verbose=args.verbose, reports=found))
+    return 0 if d.answered else 1
 
 
 def cmd_validate(args) -> int:
@@ -168,13 +116,13 @@ def cmd_validate(args) -> int:
     n = len(index.guides)
     # Not yet a refusal: most references still lack the title every one should have.
     untitled = untitled_references(index)
-    untitled_line = f"{untitled} references without a title." if untitled else None
+    untitled_line = say("cli_untitled", "en", n=untitled) if untitled else None
     if problems:
         if untitled_line:
             print(untitled_line)
-        print(f"{len(problems)} problem(s) in the knowledge base ({n} guide(s) loaded).", file=sys.stderr)
+        print(say("cli_problems", "en", n=len(problems), guides=n), file=sys.stderr)
         return 1
-    print(f"OK: {n} guides valid, every raw error matches its own guide first.")
+    print(say("cli_valid", "en", n=n))
     if untitled_line:
         print(untitled_line)
     return 0
@@ -184,7 +132,7 @@ def cmd_show(args) -> int:
     index = _index(args)
     g = index.guides.get(args.id)
     if g is None:
-        print(f"No guide with id {args.id!r}. Try: python -m kb list", file=sys.stderr)
+        print(say("cli_no_such_guide", args.lang, id=args.id) + say("cli_try_list", args.lang), file=sys.stderr)
         return 2
     if args.format == "yaml":
         sys.stdout.write(index.paths[args.id].read_text(encoding="utf-8"))
@@ -205,9 +153,9 @@ def cmd_explain(args) -> int:
     from kb.engine.explain import explain
     index = _index(args)
     if args.id not in index.guides:
-        print(f"No guide with id {args.id!r}.", file=sys.stderr)
+        print(say("cli_no_such_guide", args.lang, id=args.id), file=sys.stderr)
         return 2
-    sys.stdout.write(explain(index, args.id, _read(args.file), args.lang))
+    sys.stdout.write(explain(index, args.id, _read(args.file, args.lang), args.lang))
     return 0
 
 
@@ -231,6 +179,16 @@ def cmd_generate(args) -> int:
     for path in changed:
         print(("stale: " if args.check else "wrote: ") + path)
     return 1 if (args.check and changed) else 0
+
+
+def cmd_serve(args) -> int:
+    from kb.serve import serve
+    return serve(args.host, args.port, args.guides)
+
+
+def cmd_watch(args) -> int:
+    from kb.watch import watch
+    return watch(args.log, _index(args), exit_on_answer=args.exit_on_answer, lang=args.lang, as_json_lines=args.json)
 
 
 def cmd_eval(args) -> int:
@@ -261,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
                  "that is not text, a bad --jsonl line).")
     sp.add_argument("file", metavar="FILE", help="the paste, or - for standard input")
     fmt = sp.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "tier", "confidence" (= tier), "scope", "explanation", "triage" (class guides)}], "root_error": {"line", "text", "covered", "triage"}}, best first')
+    fmt.add_argument("--json", action="store_true", help='print {"matches": [{"id", "score", "tier", "confidence" (= tier), "scope", "explanation", "title", "status", "triage" (class guides)}], "root_error": {"line", "text", "covered", "triage"}, "upstream": [{"project", "repo", "query", "url"}]}, best first; "upstream_reports" with KB_GITHUB_LOOKUP=1')
     fmt.add_argument("--jsonl", action="store_true", help='FILE holds {"id", "text"} per line; print {"id", "matches"} per line')
     sp.add_argument("--env", metavar="REPORT", help="an environment report (vllm collect-env, pip list, nvidia-smi, …) to evaluate the guides' checks against; one inside FILE is read too")
     sp.add_argument("--verbose", action="store_true", help="also show the patterns behind each reason")
@@ -291,6 +249,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--answers", metavar="FILE", help="score these answers (another version's `kb match --jsonl` output) instead of matching")
     sp.add_argument("--families", metavar="NAME", help="of a labelled set, read this file of its folder instead of families.json (which guide covers each family)")
     guides(sp)
+    sp = add("serve", "Serve the knowledge base as a JSON HTTP API (POST /v1/diagnose, GET /v1/guides).", cmd_serve)
+    sp.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one (default: 8000)")
+    sp.add_argument("--guides", metavar="DIR", help="guides folder (default: KB_GUIDES_DIR, else guides/)")
+    sp.epilog = "Limits: KB_API_MAX_BODY, KB_API_RATE_LIMIT, KB_API_TRUSTED_PROXIES (see the README's configuration table)."
+    sp = add("watch", "Follow a growing log file and print a diagnosis for each error block as it completes.", cmd_watch)
+    sp.add_argument("log", metavar="LOG", help="the log file (it may not exist yet; truncation and rotation are followed)")
+    sp.add_argument("--exit-on-answer", action="store_true", help="exit 0 at the first error a guide answers")
+    sp.add_argument("--json", action="store_true", help="print each diagnosis as one line of JSON: kb match --json's fields, with path and line")
+    sp.epilog = ("Exit status: 0 after an answer with --exit-on-answer, or when stopped (Ctrl-C, SIGTERM); "
+                 "2 on an error (LOG is a directory or cannot be read).")
+    lang(sp)
+    guides(sp)
     sp = add("generate", "Regenerate schema/guide.schema.json, the CLI help and the tables of figures in the README files.", cmd_generate)
     sp.add_argument("--check", action="store_true", help="only report stale files; exit 1 if any")
     return p
@@ -302,10 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return args.fn(args)
         except FileNotFoundError as exc:
-            print(f"error: no such file: {exc.filename}", file=sys.stderr)
+            print(say("cli_no_such_file", getattr(args, "lang", "en"), path=exc.filename), file=sys.stderr)
             return 2
         except NotText as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(say("cli_error", getattr(args, "lang", "en"), problem=exc), file=sys.stderr)
             return 2
         except BrokenPipeError:
             return 0

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from kb.engine.match import explain_notes, match
-from kb.engine.output import result_dict
+from kb.diagnosis import as_json, diagnose
 from tests.conftest import DATA, read
 
 TUNED = {json.loads(line)["id"]: json.loads(line) for line in (DATA / "traffic" / "cases.jsonl").read_text().splitlines()
@@ -26,7 +26,7 @@ def test_wrapper_with_an_uncovered_root_error_is_not_the_answer(index):
     assert not res.covered and res.answer is None
     wrapper = next(m for m in res.matches if m.guide_id == "torchrun-childfailederror-wrapper")
     assert wrapper.confidence == "help"
-    out = result_dict(res)
+    out = as_json(diagnose(index, read("pastes/firefly32-torchrun-json-error.log")))
     assert out["root_error"] == {"line": 1, "text": "Exception: expected value at line 1 column 1", "covered": False,
                                  "triage": False}
     assert any("No guide covers it yet" in n for n in out["notes"])
@@ -162,8 +162,7 @@ def test_the_oom_numbers_pick_the_cause(index):
     generateu = next(r.text for r in index.guides["cuda-oom"].raw_errors if r.source == "FoundationVision/GenerateU#10")
     f = fits(index, generateu)
     assert f[other] is False and f[job] is True
-    res = match(index, generateu)
-    text = result_dict(res)["matches"][0]["explanation"]["causes"]
+    text = as_json(diagnose(index, generateu))["matches"][0]["explanation"]["causes"]
     assert any("14.06 GiB" in c.get("says", "") for c in text), text
 
 

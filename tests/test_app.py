@@ -156,15 +156,6 @@ def test_markdown_export_has_the_checklist_state():
     assert at.get("download_button")
 
 
-def test_every_ui_label_in_both_languages():
-    import string
-    from components.i18n import UI
-    fields = lambda s: sorted(f for _, f, _, _ in string.Formatter().parse(s) if f)  # noqa: E731
-    for key, (en, zh) in UI.items():
-        assert en.strip() and zh.strip(), key
-        assert fields(en) == fields(zh), key
-
-
 def test_browse_page_in_both_languages():
     at = app()
     at.switch_page("components/pages/browse.py").run()

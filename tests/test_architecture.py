@@ -9,7 +9,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Each package may import only itself and those listed before it.
-LAYERS = ["guides", "env", "engine", "lookup", "feedback", "authoring", "evaluation", "cli"]
+LAYERS = ["config", "text", "guides", "env", "engine", "lookup", "feedback", "authoring", "evaluation", "diagnosis", "watch",
+          "serve", "cli"]
 MAX_LINES = 330
 
 
@@ -48,6 +49,16 @@ def test_kb_imports_point_one_way(path: Path):
         if target is None or target not in LAYERS:
             continue
         assert LAYERS.index(target) <= LAYERS.index(own), f"{path} imports {mod}: {own} may not depend on {target}"
+
+
+FRONT_FILES = [*sorted((ROOT / "components").rglob("*.py")), ROOT / "app.py"]
+
+
+@pytest.mark.parametrize("path", FRONT_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_front_end_reaches_the_engine_only_through_its_front_door(path: Path):
+    """The page reads a Diagnosis (kb.diagnosis), never the engine's own objects."""
+    for mod in _imports(path):
+        assert not (mod == "kb.engine" or mod.startswith("kb.engine.")), f"{path.relative_to(ROOT)} imports {mod}; use kb.diagnosis"
 
 
 def test_schema_imports_nothing_of_ours():

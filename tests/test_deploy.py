@@ -1,5 +1,6 @@
-"""The shipped deployment, started for real: PostgreSQL, two app replicas and nginx on loopback
-(deploy/local.py), checked from outside with HTTP, a websocket client and Debian's chromium.
+"""The shipped deployment, started for real: PostgreSQL, two replicas (the app and the JSON API
+each) and nginx on loopback (deploy/local.py), checked from outside with HTTP, a websocket client
+and Debian's chromium.
 
 Bounded: every start, request and browser wait has a timeout, and the whole site is stopped
 (its processes and their groups) whatever happens.
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CHROMIUM, ROOT
+from tests.conftest import CHROMIUM, ROOT, read
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
 HEADERS = {
@@ -31,12 +32,13 @@ HEADERS = {
 # The one request the CSP blocks on purpose: Streamlit fetches the Material icon the app uses as
 # its favicon from Google's font server, which would tell Google every visitor's address.
 BLOCKED_ON_PURPOSE = "https://fonts.gstatic.com/"
+API_RATE_LIMIT = 20  # requests a minute per client and API replica, low enough to reach in the last test
 HOSTILE_COMMENT = "fixed it, see https://evil.example/x ~~not~~ :red[ALERT] :material/warning: :fire: [x](https://evil.example)"
 
 
 def _deploy(*args: str, timeout: float = 240) -> str:
     done = subprocess.run([sys.executable, str(ROOT / "deploy" / "local.py"), *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+                          timeout=timeout, cwd=ROOT, env={**os.environ, "KB_API_RATE_LIMIT": str(API_RATE_LIMIT)})
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -63,9 +65,11 @@ def site() -> Iterator[dict]:
 
 
 
-def _get(url: str) -> tuple[int, dict[str, str], bytes]:
+def _get(url: str, body: dict | None = None, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})})
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as exc:
         return exc.code, dict(exc.headers), exc.read()
@@ -104,6 +108,19 @@ def test_the_page_loads_through_nginx_with_the_security_headers(site):
     assert "frame-ancestors 'none'" in csp and "default-src 'self'" in csp and "'unsafe-eval'" not in csp
     assert _get(site["url"] + "/_stcore/metrics")[0] == 404
     assert _get(f"http://127.0.0.1:{site['replicas'][0]}/_stcore/metrics")[0] == 200  # it exists; nginx hides it
+
+
+def test_the_api_answers_through_nginx_on_either_replica(site):
+    status, headers, body = _get(site["url"] + "/v1/diagnose", {"text": read("pastes/seed1-serve.log")})
+    assert status == 200 and headers["Content-Type"] == "application/json", body[:300]
+    got = json.loads(body)
+    assert got["matches"][0]["id"] == SEED1 and got["answered"] is True
+    assert headers.get("X-Content-Type-Options") == "nosniff"  # the site's headers on the API too
+    status, headers, body = _get(f"{site['url']}/v1/guides/{SEED1}?format=md")
+    assert status == 200 and headers["Content-Type"].startswith("text/markdown") and body.startswith(b"# ")
+    assert json.loads(_get(site["url"] + "/openapi.json")[2])["paths"]["/v1/diagnose"]
+    for port in site["apis"]:  # each replica runs one, and nginx reaches both
+        assert json.loads(_get(f"http://127.0.0.1:{port}/healthz")[2])["status"] == "ok"
 
 
 def test_streamlit_renders_under_the_csp(site, browser):
@@ -189,6 +206,8 @@ def test_the_site_answers_with_either_replica_stopped(site, browser):
                 tab.open(f"{site['url']}/?guide={SEED1}", "Fastest fix")  # a whole session, on the other replica
             finally:
                 tab.close()
+            status, _, body = _get(site["url"] + "/v1/diagnose", {"text": "CUDA error: an illegal memory access was encountered"})
+            assert status == 200 and json.loads(body)["answered"], body[:300]  # the other replica's API
         finally:
             # Visitors keep asking while the replica restarts, as they would; each refused try must
             # not leave it marked down once it is back (the next round stops the other one at once).
@@ -199,3 +218,12 @@ def test_the_site_answers_with_either_replica_stopped(site, browser):
             finally:
                 stop.set()
                 visitor.join(timeout=30)
+
+
+def test_the_api_counts_each_client_by_the_address_nginx_saw(site):
+    """Last in this file: it spends this machine's request budget for the minute. A client that
+    writes a new X-Forwarded-For into every request is still one client: nginx replaces the
+    header with the address it saw, and the API believes the header only from nginx."""
+    answers = [_get(site["url"] + "/v1/guides?q=oom", headers={"X-Forwarded-For": f"198.51.100.{n}"})[0]
+               for n in range(2 * API_RATE_LIMIT + 2)]  # one budget on each of the two API replicas, and more
+    assert answers[:10] == [200] * 10 and 429 in answers, answers

@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 
+from kb import config
 from tests.conftest import CHROMIUM, ROOT, read
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
@@ -65,7 +66,7 @@ def test_paste_open_tick_share(server, browser, tmp_path):
     page.get_by_role("button", name="Find the guide").click()
     page.get_by_text("Line 13 of your paste").first.wait_for(timeout=30_000)
     # KB_UPDATE_SCREENSHOTS=1 refreshes the README's screenshots; otherwise they go to a temp dir.
-    docs = ROOT / "docs" if os.environ.get("KB_UPDATE_SCREENSHOTS") else tmp_path
+    docs = ROOT / "docs" if config.get("KB_UPDATE_SCREENSHOTS") else tmp_path
     # Streamlit scrolls inside its main block, so a taller window shows the results under the paste.
     page.set_viewport_size({"width": 1280, "height": 1700})
     page.wait_for_timeout(500)

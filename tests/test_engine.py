@@ -1,6 +1,6 @@
 """Matching on realistic pastes: seeds inside vLLM logs, root vs cascade, generic vs specific."""
 from kb.engine.match import explain_notes, match
-from kb.engine.output import result_dict
+from kb.diagnosis import as_json, diagnose
 from tests.conftest import read
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
@@ -18,7 +18,7 @@ def test_seed1_in_a_real_vllm_log(index):
     # The worker's error (line 13) is the root; the engine's re-raise and the API server's summary follow.
     assert m.evidence.spans[0].line + 1 == 13
     assert m.evidence.occurrences == 2
-    d = result_dict(res)["matches"][0]
+    d = as_json(diagnose(index, read("pastes/seed1-serve.log")))["matches"][0]
     assert d["explanation"]["lines"][0]["line"] == 13
     assert "No common block size for 64" in d["explanation"]["lines"][0]["text"]
     assert d["explanation"]["lines"][0]["prefix"].startswith("(Worker_TP3 pid=523)")
@@ -74,7 +74,7 @@ def test_empty_paste(index):
 
 def test_same_text_same_result(index):
     text = read("pastes/seed1-serve.log")
-    assert result_dict(match(index, text)) == result_dict(match(index, text))
+    assert as_json(diagnose(index, text)) == as_json(diagnose(index, text))
 
 
 def test_explanations_in_chinese(index):

@@ -14,11 +14,11 @@ import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
 
+from kb.diagnosis import as_json, as_text, diagnose
 from kb.engine.index import load_index
-from kb.guides.load import load_guides
 from kb.engine.match import match
 from kb.engine.parse import last_error_line, parse
-from kb.engine.output import result_dict, result_text
+from kb.guides.load import load_guides
 from tests.conftest import ROOT
 
 GOOD = ROOT / "guides" / "vllm" / "vllm-dsv41-sm120-no-common-block-size.yaml"
@@ -28,8 +28,6 @@ GOOD_ID = GOOD.stem
 KNOWN = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
 KNOWN_GUIDE = "cuda-no-kernel-image"
 LOG_LINE = "INFO 11-29 10:00:01 [core.py:123] Avg prompt throughput: 0.0 tokens/s, Running: 0 reqs\n"
-
-
 
 
 @pytest.fixture(scope="module")
@@ -94,12 +92,13 @@ EXPECT_KNOWN = {k for k in PASTES if k not in ("empty", "whitespace", "a million
 def test_hostile_paste_gets_a_result(index, name):
     text = PASTES[name]
     result = match(index, text)
-    assert isinstance(result_text(result, index.guides), str)
-    out = result_dict(result)
+    diagnosis = diagnose(index, text)
+    assert isinstance(as_text(diagnosis), str)
+    out = as_json(diagnosis)
     assert isinstance(out["matches"], list)
     if name in ("empty", "whitespace"):
         assert result.paste.empty and result.matches == []
-        assert result_text(result, index.guides) == "Nothing to match: the input is empty.\n"
+        assert as_text(diagnosis) == "Nothing to match: the input is empty.\n"
     if name in EXPECT_KNOWN:
         assert top(result) == KNOWN_GUIDE, (name, [(m.guide_id, m.confidence) for m in result.matches])
     nos = [ln.no for ln in result.paste.lines]
@@ -115,7 +114,7 @@ def test_oversized_paste_keeps_head_and_tail_with_a_note(index):
     assert any(ln.text == "[… middle of the paste skipped …]" for ln in result.paste.lines)
     known = next(ln for ln in result.paste.lines if ln.text == KNOWN)  # the tail: the error
     assert known.no == text.count("\n")  # numbered as in the original paste
-    assert result_dict(result)["note"] == note
+    assert as_json(diagnose(index, text))["note"] == note
 
 
 def test_long_line_keeps_its_end(index):
@@ -289,8 +288,7 @@ def test_pasted_markup_without_a_match_is_shown_as_text():
 
 
 def test_oversized_paste_shows_which_part_was_analysed(monkeypatch):
-    import kb.engine.parse
-    monkeypatch.setattr(kb.engine.parse, "MAX_CHARS", 20_000)
+    monkeypatch.setenv("KB_MAX_PASTE_CHARS", "20000")  # read when the paste is parsed, not at import
     at = app()
     at.text_area(key="paste").input("HEAD\n" + LOG_LINE * 1000 + KNOWN + "\n").run()
     no_crash(at)
@@ -372,7 +370,7 @@ def test_unexpected_error_is_a_short_message_and_is_logged(monkeypatch, caplog):
     def boom(*args, **kwargs):
         raise RuntimeError("secret internal detail /srv/kb/private")
 
-    monkeypatch.setattr(components.diagnose, "match", boom)
+    monkeypatch.setattr(components.diagnose, "diagnose_paste", boom)
     at = app()
     with caplog.at_level(logging.ERROR, logger="kb.app"):
         at.text_area(key="paste").input(KNOWN).run()

@@ -6,7 +6,6 @@ same things.
 """
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from kb import config
 from kb.engine.index import Index, load_index
 from kb.engine.match import match
 from kb.engine.parse import parse
@@ -22,7 +22,7 @@ from kb.engine.tiers import TIERS
 ROOT = Path(__file__).resolve().parent.parent
 FUZZ_DATA = ROOT / "tests" / "data" / "fuzz"
 # 200 examples a property in the suite; KB_PROPERTY_EXAMPLES=20000 for a long hunt by hand.
-SETTINGS = settings(max_examples=int(os.environ.get("KB_PROPERTY_EXAMPLES", 200)), deadline=None,
+SETTINGS = settings(max_examples=int(config.get("KB_PROPERTY_EXAMPLES")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from kb.engine.match import match
-from kb.engine.output import result_dict
+from kb.diagnosis import as_json, diagnose
 from kb.engine.tiers import ADDRESSING, ANSWERING, SCOPE_TIER, TIERS, rank, tier
 from kb.guides.load import load_guides
 from tests.conftest import DATA, read
@@ -23,6 +23,11 @@ ENV_REPORT = read("env/vllm_collect_env_8xh100_dstack.txt")  # vLLM 0.6.3, trans
 
 def ranking(res) -> list[tuple[str, str]]:
     return [(m.guide_id, m.confidence) for m in res.matches]
+
+
+def answer_json(index, text: str, env: str | None = None, lang: str = "en") -> dict:
+    """`kb match --json`'s answer for `text`: the diagnosis of it, as JSON."""
+    return as_json(diagnose(index, text, env, lang))
 
 
 # --- the registry -----------------------------------------------------------------------
@@ -75,7 +80,8 @@ def test_a_specific_answer_ranks_above_a_class_guide_on_the_same_error(index):
     # that mechanism, the undefined-symbol guide only triages it.
     res = match(index, TUNED["T-C-061"]["text"])
     assert ranking(res)[:2] == [("sglang-sgl-kernel-import-failed", "match"), ("compiled-extension-undefined-symbol", "triage")]
-    assert any("triage procedure for a family of errors" in n for n in result_dict(res)["matches"][1]["explanation"]["reasons"])
+    second = answer_json(index, TUNED["T-C-061"]["text"])["matches"][1]
+    assert any("triage procedure for a family of errors" in n for n in second["explanation"]["reasons"])
 
 
 # --- the wrong confident answers that stopped --------------------------------------------
@@ -96,7 +102,9 @@ def test_a_driver_api_symbol_is_not_matched_as_an_extension_built_for_another_to
         first = res.matches[0]
         assert (first.guide_id, first.confidence) == ("compiled-extension-undefined-symbol", "triage")
         assert first.triage.missing == symbol and first.triage.owner == "CUDA driver"
-        assert any("CUDA driver API (libcuda.so" in n for n in result_dict(res)["matches"][0]["explanation"]["reasons"])
+        shown = answer_json(index, read(f"pastes/{name}"))["matches"][0]
+        assert any("CUDA driver API (libcuda.so" in n for n in shown["explanation"]["reasons"])
+        assert shown["triage"]["symbol"] == {"name": symbol, "library": first.triage.library, "owner": "CUDA driver"}
     assert first.triage.raised_in == "tilelang"  # a source checkout: the package folder holding __init__.py
 
 
@@ -117,13 +125,13 @@ def test_triage_names_the_importer_and_the_provider_and_their_versions(index):
     assert (t.raised_in, t.importer, t.imports, t.provider) == ("transformers", "transformers", "huggingface_hub", "huggingface_hub")
     assert "create_repo" in t.names and t.report
     assert dict(t.versions) == {"transformers": "4.46.2", "huggingface_hub": None}
-    out = result_dict(res)["matches"][0]
+    out = answer_json(index, TUNED["T-C-008"]["text"], ENV_REPORT)["matches"][0]
     assert out["tier"] == "triage" and out["scope"] == "class"
     assert out["triage"]["imports"]["by"] == "transformers" and out["triage"]["versions"]["transformers"] == "4.46.2"
     reasons = out["explanation"]["reasons"]
     assert any(r.startswith("transformers imports HfFolder, Repository, create_repo") and "from huggingface_hub" in r for r in reasons)
     assert "Versions in your environment report: transformers 4.46.2, huggingface_hub (not listed)." in reasons
-    zh = result_dict(res, "zh")["matches"][0]["explanation"]["reasons"]
+    zh = answer_json(index, TUNED["T-C-008"]["text"], ENV_REPORT, "zh")["matches"][0]["explanation"]["reasons"]
     assert "环境报告中的版本：transformers 4.46.2，huggingface_hub（未列出）。" in zh
 
 
@@ -131,7 +139,7 @@ def test_triage_says_which_call_refused_a_keyword_and_asks_for_a_report(index):
     res = match(index, TUNED["T-A-038"]["text"])
     t = res.matches[0].triage
     assert (t.raised_in, t.called, t.missing) == ("vllm", "EngineArgs.__init__", "num_scheduler_steps")
-    reasons = result_dict(res)["matches"][0]["explanation"]["reasons"]
+    reasons = answer_json(index, TUNED["T-A-038"]["text"])["matches"][0]["explanation"]["reasons"]
     assert any("EngineArgs.__init__() does not take the keyword num_scheduler_steps" in r for r in reasons)
     assert any(r.startswith("Paste an environment report") and r.endswith("versions of vllm.") for r in reasons)
     res = match(index, TUNED["T-A-038"]["text"], env_report=ENV_REPORT)
@@ -146,8 +154,7 @@ def test_the_driver_version_comes_from_the_report_for_a_driver_api_symbol(index)
 
 
 def test_match_json_gives_every_result_its_tier_and_scope(index):
-    res = match(index, read("pastes/sglang271-device-side-assert-index-kernel.log"))
-    out = result_dict(res)
+    out = answer_json(index, read("pastes/sglang271-device-side-assert-index-kernel.log"))
     assert out["root_error"]["triage"] is True and out["root_error"]["covered"] is False
     for m in out["matches"]:
         assert m["tier"] in TIERS and m["scope"] in ("specific", "class") and m["tier"] == m["confidence"]
@@ -158,7 +165,6 @@ def test_match_json_gives_every_result_its_tier_and_scope(index):
                                    "pastes/sglang271-device-side-assert-index-kernel.log"])
 @pytest.mark.parametrize("env", [None, ENV_REPORT], ids=["no-report", "report"])
 def test_triage_reasons_in_chinese_have_no_stray_spaces(index, paste, env):
-    res = match(index, read(paste), env_report=env)
-    for m in result_dict(res, "zh")["matches"]:
+    for m in answer_json(index, read(paste), env, "zh")["matches"]:
         for r in m["explanation"]["reasons"]:
             assert not re.search(r"[\u4e00-\u9fff\uff09] +[\u4e00-\u9fff]", r), r

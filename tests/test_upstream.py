@@ -7,7 +7,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from kb.engine.completeness import MESSAGES, cut_notes, word
+from kb.engine.completeness import cut_notes
+from kb.text import CUT as MESSAGES, say as word
 from kb.engine.parse import parse
 from kb.engine.upstream import PROJECTS, issue_search_url, project_of, root_error_line, search_terms
 from tests.conftest import DATA, read

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kb import ROOT
+from kb import ROOT, config
 
 FILES = (ROOT / "README.md", ROOT / "bench" / "README.md")
 RESULTS = ROOT / "bench" / "results"
@@ -125,3 +125,8 @@ def table(head: list[str], rows: list[list[str]], align: str = "") -> str:
 
 def pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f} %"
+
+
+@block("config", "kb/config.py")
+def _config_table() -> str:
+    return config.table()

@@ -24,7 +24,7 @@ from pathlib import Path
 from kb.engine.index import Index, load_index
 from kb.guides.load import GUIDES_DIR
 
-from kb import ROOT
+from kb import ROOT, config
 CACHE_DIR = ROOT / ".kb-cache"
 MAGIC = b"kb-index-cache\n"
 # The code whose change can change what is built: the engine (patterns, references for the
@@ -55,7 +55,7 @@ def cache_key(root: Path) -> str:
     """Changes when any guide file under root is added, removed or changed, or the code changes."""
     h = hashlib.sha256(code_version().encode())
     h.update(str(root.resolve()).encode())
-    h.update(os.environ.get("KB_MAX_GUIDE_BYTES", "").encode())
+    h.update(config.raw("KB_MAX_GUIDE_BYTES").encode())
     for p in _yaml_files(root):
         try:
             st = os.stat(p)
@@ -111,7 +111,7 @@ def _write(path: Path, key: str, index: Index) -> None:
 def load_index_cached(root: Path | str | None = None, cache_dir: Path | str | None = None) -> Index:
     """load_index(root), from the on-disk cache when it is current."""
     root = Path(root) if root else GUIDES_DIR
-    cache_dir = Path(cache_dir) if cache_dir else Path(os.environ.get("KB_CACHE_DIR") or CACHE_DIR)
+    cache_dir = Path(cache_dir or config.get("KB_CACHE_DIR") or CACHE_DIR)
     key = cache_key(root)
     path = cache_path(root, cache_dir)
     index = _read(path, key)

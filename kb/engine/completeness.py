@@ -15,23 +15,6 @@ _FRAME = re.compile(r'^\s*File "[^"]+", line \d+(?:, in \S+)?\s*$')
 _FRAME_START = re.compile(r'^\s*File "')
 _OPENERS = " \t([{,=:"
 
-MESSAGES: dict[str, tuple[str, str]] = {
-    "traceback_cut": (
-        "The traceback that starts on line {line} stops before its error line, the `SomethingError: …` line that ends "
-        "every traceback. That line is what finds the guide: paste the log to its end.",
-        "第 {line} 行开始的 traceback 在错误行之前就断了；每个 traceback 都以一行 `XxxError: …` 结尾，"
-        "找到指南靠的正是这一行。请把日志粘贴到结尾。"),
-    "ends_mid_line": (
-        "The paste seems to end in the middle of a line. If it was copied from a terminal or a web page, copy it again to its end.",
-        "粘贴内容似乎在一行的中间就结束了。如果是从终端或网页复制的，请完整复制到结尾。"),
-}
-
-
-def word(code: str, lang: str = "en", **values: object) -> str:
-    en, zh = MESSAGES[code]
-    return (zh if lang == "zh" else en).format(**values)
-
-
 def _in_traceback(text: str, indent: int = 0) -> bool:
     """A line that belongs inside a traceback, above its error line: a frame, its source
     line (indented more than the traceback's header) or the carets under it."""
@@ -61,7 +44,7 @@ def _cut_off(text: str) -> bool:
 
 
 def cut_notes(paste: Paste) -> list[tuple[str, dict]]:
-    """Reason codes with their values (worded by `word`), in the order they should be read."""
+    """Codes with their values (worded by kb.text.say), in the order they should be read."""
     lines = paste.lines
     last = len(lines) - 1
     while last >= 0 and not lines[last].text.strip():

@@ -9,12 +9,12 @@ lower within their tier, guides it fits higher, each saying why.
 """
 from __future__ import annotations
 
-import os
 import re
 
 import re2
 from typing import TYPE_CHECKING
 
+from kb import config
 from kb.engine.results import Match
 from kb.env.conditions import CheckOutcome, evaluate, fit
 from kb.env.record import EnvRecord
@@ -30,9 +30,7 @@ CONTRADICTION_PENALTY = 0.15
 FIT_BONUS = 0.02
 
 # Reports are short (a full `pip list` is a few hundred lines); the parsers read every line
-# several times, so of a longer text only the start is read.
-MAX_REPORT_CHARS = int(os.environ.get("KB_MAX_ENV_CHARS", 1_000_000))
-MAX_REPORT_LINES = int(os.environ.get("KB_MAX_ENV_LINES", 20_000))
+# several times, so of a longer text only the start is read (KB_MAX_ENV_CHARS, KB_MAX_ENV_LINES).
 # Lines every kind of report starts or is made of; a paste without any holds no report.
 _MARKERS = re.compile(
     r"PyTorch version:|NVIDIA-SMI \d|Driver Version:|vLLM Version|Cuda compilation tools|GPU models and configuration"
@@ -45,7 +43,8 @@ WINDOW = 400  # lines read around each marker of a report inside a paste
 
 def cut_report(text: str) -> tuple[str, str | None]:
     """The part of a pasted report that is read, and a note when that is not all of it."""
-    parts = text[:MAX_REPORT_CHARS].split("\n", MAX_REPORT_LINES)[:MAX_REPORT_LINES]
+    max_chars, max_lines = int(config.get("KB_MAX_ENV_CHARS")), int(config.get("KB_MAX_ENV_LINES"))
+    parts = text[:max_chars].split("\n", max_lines)[:max_lines]
     head = "\n".join(parts)
     if len(head) == len(text):
         return text, None
@@ -105,7 +104,9 @@ def rerank(index: "Index", matches: list[Match], env: EnvRecord, tier) -> None:
         floor = 0.5 if m.confidence == "match" else 0.0
         m.score = round(max(floor, min(1.0, m.score - CONTRADICTION_PENALTY * bad + FIT_BONUS * good)), 3)
         for n in notes:
-            m.notes.append(("env_fits" if n.verdict == "fits" else "env_contradicts", {"what": n.reason, "what_zh": n.reason_zh}))
+            # The checks' reasons end with their own full stop; the sentence around them has one.
+            m.notes.append(("env_fits" if n.verdict == "fits" else "env_contradicts",
+                            {"what": n.reason.rstrip("。."), "what_zh": n.reason_zh.rstrip("。.")}))
     matches.sort(key=lambda m: (tier(m), -m.score))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from kb.engine.parse import HEAD_SHARE, MAX_CHARS
+from kb.engine.parse import HEAD_SHARE, max_paste_chars
 
 # Files that are certainly not logs, by their first bytes: images, executables and
 # libraries, archives, PDF, WebAssembly, SQLite.
@@ -19,31 +19,17 @@ _MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"\x7fELF", b"PK\x03\x04", b"%PD
 # What a log never holds much of, once NUL bytes are set aside: undecodable bytes and
 # control characters other than tab, line ends, form feed and ANSI's escape.
 _JUNK = re.compile(r"[\ufffd\x01-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
-# More than any paste analyses, even of 4-byte characters: a bigger file is cut before it
-# is decoded, so a 200 MB upload never becomes 800 MB of text.
-MAX_BYTES = 4 * MAX_CHARS
 SNIFF_BYTES = 65536
 
-NOTES: dict[str, tuple[str, str]] = {
-    "binary": ("This file does not look like text (it may be an image or a library). Upload the log as text, or paste it.",
-               "该文件看起来不是文本（可能是图片或二进制库）。请上传文本日志，或直接粘贴。"),
-    "nul": ("NUL bytes in the file were removed.", "已移除文件中的 NUL 字节。"),
-    "replaced": ("The file is not valid UTF-8; unreadable bytes were replaced.", "文件不是有效的 UTF-8，无法识别的字节已被替换。"),
-    "cut": ("The file is {size:,} bytes: its first {head:,} and last {tail:,} bytes were read, {lines:,} lines between "
-            "them were not (line numbers after the gap count from the start of what was read).",
-            "文件大小为 {size:,} 字节：只读取了开头 {head:,} 字节和结尾 {tail:,} 字节，中间 {lines:,} 行未读取"
-            "（缺口之后的行号从读取内容的开头算起）。"),
-}
 
+def max_bytes() -> int:
+    """More than any paste analyses, even of 4-byte characters: a bigger file is cut before it
+    is decoded, so a 200 MB upload never becomes 800 MB of text."""
+    return 4 * max_paste_chars()
 
 class Decoded(NamedTuple):
     text: str | None  # None: the bytes are not a log (see `looks_binary`)
-    notes: list[tuple[str, dict]]  # codes of NOTES with their values, in the order they apply
-
-
-def word(code: str, lang: str = "en", **values: object) -> str:
-    en, zh = NOTES[code]
-    return (zh if lang == "zh" else en).format(**values)
+    notes: list[tuple[str, dict]]  # codes (worded by kb.text.say) with their values, in the order they apply
 
 
 def looks_binary(head: bytes) -> bool:
@@ -74,12 +60,13 @@ def _cut(data: bytes, max_bytes: int) -> tuple[bytes, dict]:
     return head + b"\n" + tail, {"size": len(data), "head": len(head), "tail": len(tail), "lines": lines}
 
 
-def decode_log(data: bytes, max_bytes: int = MAX_BYTES) -> Decoded:
+def decode_log(data: bytes, limit: int | None = None) -> Decoded:
     """The text of a file, or None with the note "binary"; notes say where the text is not
     all of the file or not exactly what it held."""
     notes: list[tuple[str, dict]] = []
-    if len(data) > max_bytes:
-        data, values = _cut(data, max_bytes)
+    limit = limit or max_bytes()
+    if len(data) > limit:
+        data, values = _cut(data, limit)
         notes.append(("cut", values))
     if _utf16(data):  # Windows tools write logs in UTF-16 with a byte-order mark
         return Decoded(data.decode("utf-16", errors="replace"), notes)

@@ -7,7 +7,6 @@ line number so that explanations can point at what the person pasted.
 """
 from __future__ import annotations
 
-import os
 import re
 
 import re2
@@ -16,15 +15,26 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
 
+from kb import config
 from kb.engine.signature import normalise_text
 from kb.engine.wraps import joined
 from kb.engine.tracebacks import _ERRORISH, FRAME_ANYWHERE, ErrorLine, Line, find_errors, package_of  # noqa: F401 (re-exported)
 
-# Default cut-off for one paste. Above it the head and the tail are analysed: the error
-# is usually at the end, and the command line and versions at the start.
-MAX_CHARS = int(os.environ.get("KB_MAX_PASTE_CHARS", 4_000_000))
+# Above the cut-off for one paste the head and the tail are analysed: the error is usually
+# at the end, and the command line and versions at the start.
 HEAD_SHARE = 0.2
-MAX_LINES = int(os.environ.get("KB_MAX_PASTE_LINES", 200_000))  # the same for the number of lines
+
+
+def max_paste_chars() -> int:
+    """Default cut-off for one paste (KB_MAX_PASTE_CHARS), read when a paste is parsed."""
+    return int(config.get("KB_MAX_PASTE_CHARS"))
+
+
+def max_paste_lines() -> int:
+    """The same cut-off for the number of lines (KB_MAX_PASTE_LINES)."""
+    return int(config.get("KB_MAX_PASTE_LINES"))
+
+
 MAX_LINE = 20_000  # longer lines keep their start and end for matching: no error message is that long
 SKIP_MARKER = "[… middle of the paste skipped …]"
 MAX_DISTINCT_ERRORS = 200  # distinct error lines templated for a signature or a skeleton
@@ -198,7 +208,7 @@ def parse(text: str, limit: int | None = None, max_lines: int | None = None) -> 
     total = len(text)
     # Line ends first, so that the cut, the line count and the line numbers agree.
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    cut = _cut(text, limit or MAX_CHARS, max_lines or MAX_LINES)
+    cut = _cut(text, limit or max_paste_chars(), max_lines or max_paste_lines())
     text, note = cut.text, cut.note
     text = normalise_text(clean(text))
     # Head lines keep their numbers, the marker line stands for the gap, tail lines keep

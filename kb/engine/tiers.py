@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kb.text import say
+
 
 @dataclass(frozen=True)
 class Tier:
@@ -28,34 +30,26 @@ class Tier:
     addresses: bool  # counted by evaluation as an answer to the paste (right or false)
     badge: str  # the colour of the card's badge (a Streamlit badge colour)
     tag: str  # the command line's text output
-    label: tuple[str, str]  # the badge's words, (en, zh)
-    intro: tuple[str, str] | None  # the sentence above the results when this tier leads and nothing answers
+    label: str  # the badge's words: a key of kb.text's catalogue (English and Chinese)
+    intro: str | None  # the key of the sentence above the results when this tier leads and nothing answers
     rule: str  # what earns it, for the reader of the code and the README
 
     def says(self, lang: str = "en") -> str:
-        return self.label[1] if lang == "zh" else self.label[0]
+        return say(self.label, lang)
 
     def introduces(self, lang: str = "en") -> str | None:
-        if self.intro is None:
-            return None
-        return self.intro[1] if lang == "zh" else self.intro[0]
+        return None if self.intro is None else say(self.intro, lang)
 
 
-MATCH = Tier("match", 0, True, True, "green", "MATCH", ("Match", "匹配"), None,
+MATCH = Tier("match", 0, True, True, "green", "MATCH", "tier_match", None,
              "a specific guide's signature matched the root error with all the context it requires")
-LIKELY = Tier("likely", 1, True, True, "blue", "LIKELY", ("Likely — no exact match", "很可能（非精确匹配）"), None,
+LIKELY = Tier("likely", 1, True, True, "blue", "LIKELY", "tier_likely", None,
               "no signature matched, but the root error reads like a specific guide's error")
-TRIAGE = Tier("triage", 2, False, True, "violet", "TRIAGE",
-              ("Triage procedure — for this family of errors, not a diagnosis", "排查流程：针对这一类错误，并非确诊"),
-              ("No guide names this error's exact cause. The first result is a triage procedure for its family of "
-               "errors, filled in from your traceback:",
-               "还没有指南能指出这个报错的确切原因。第一个结果是针对这一类错误的排查流程，已根据你的调用栈填入具体信息："),
+TRIAGE = Tier("triage", 2, False, True, "violet", "TRIAGE", "tier_triage", "tier_triage_intro",
               "a class guide (a family of mechanisms) fits the root error: its procedure finds which one")
-HELP = Tier("help", 3, False, False, "orange", "help", ("Helps read the log — not the answer", "帮助阅读日志（不是答案）"),
-            ("Not the answer, but these guides help read the rest of the log:", "不是答案，但以下指南有助于阅读日志的其余部分："),
+HELP = Tier("help", 3, False, False, "orange", "help", "tier_help", "tier_help_intro",
             "a guide for a wrapper, or for another line of the paste than its root error")
-SIMILAR = Tier("similar", 4, False, False, "gray", "similar", ("Similar — not a match", "相似（非匹配）"),
-               ("These guides are only similar; check them with care:", "以下指南只是相似，请谨慎参考："),
+SIMILAR = Tier("similar", 4, False, False, "gray", "similar", "tier_similar", "tier_similar_intro",
                "nothing fits: guides about the same words, or whose required context is missing")
 
 TIERS: dict[str, Tier] = {t.name: t for t in (MATCH, LIKELY, TRIAGE, HELP, SIMILAR)}

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from kb.engine.parse import Paste
 from kb.engine.tracebacks import package_of
 from kb.env.record import EnvRecord
+from kb.text import say
 
 MAX_BACK = 400  # lines above the error searched for its traceback's frames
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"\n]{1,1000})", line (?P<line>\d+), in (?P<func>\S+)')
@@ -180,17 +181,16 @@ def version(env: EnvRecord | None, package: str) -> str | None:
     return None
 
 
-# Who exports a symbol, in words for the reasons (en, zh). The Chinese sentence puts it right after
-# 由: a name in Latin letters brings its own space before it, Chinese words none.
-OWNER_WORDS = {"torch": ("torch (libtorch, libc10)", " torch（libtorch、libc10）"),
-               "CUDA driver": ("the CUDA driver API (libcuda.so, installed with the NVIDIA driver, not with torch)",
-                               " CUDA 驱动 API（libcuda.so，随 NVIDIA 驱动安装，而不是随 torch 安装）"),
-               "CUDA runtime": ("the CUDA runtime (libcudart)", " CUDA 运行时（libcudart）"),
-               "NCCL": ("NCCL (libnccl)", " NCCL（libnccl）"),
-               "Python": ("the Python interpreter (libpython)", " Python 解释器（libpython）")}
+# Who exports a symbol, a key of kb.text's catalogue; an owner it does not know is worded as
+# "a library the extension was built against".
+OWNER_KEYS = {"torch": "owner_torch", "CUDA driver": "owner_cuda_driver", "CUDA runtime": "owner_cuda_runtime",
+              "NCCL": "owner_nccl", "Python": "owner_python"}
+# Packages that are not import names, worded by the catalogue (the others are their own name in both languages).
+_NAMED = {"NVIDIA driver": "pkg_nvidia_driver"}
 
 
-_ZH = {"NVIDIA driver": "NVIDIA 驱动"}
+def _name(package: str, lang: str) -> str:
+    return say(_NAMED[package], lang) if package in _NAMED else package
 
 
 def _spaced(zh: str) -> str:
@@ -199,7 +199,7 @@ def _spaced(zh: str) -> str:
 
 
 def notes(t: Triage, paste: Paste) -> list[tuple[str, dict]]:
-    """The reasons a triage result gives, as codes with values (worded by kb.engine.reasons)."""
+    """The reasons a triage result gives, as codes with values (worded by kb.text.say)."""
     out: list[tuple[str, dict]] = [("triage", {})]
     if t.raised_at is not None:
         out.append(("triage_raised", {"package": t.raised_in, "line": paste.lines[t.raised_at.line].no,
@@ -208,21 +208,25 @@ def notes(t: Triage, paste: Paste) -> list[tuple[str, dict]]:
         vals = {"by": t.importer or t.import_at.shown, "module": t.imports, "line": paste.lines[t.import_at.line].no}
         out.append(("triage_imports_from", {**vals, "names": t.names}) if t.names else ("triage_imports", vals))
     if t.owner is not None or t.library is not None:
-        en, zh = OWNER_WORDS.get(t.owner or "", ("a library the extension was built against", "该扩展构建时所依赖的某个库"))
+        owner = OWNER_KEYS.get(t.owner or "", "owner_unknown")
         lib = t.library.replace("\\", "/").rsplit("/", 1)[-1] if t.library else "the extension"
-        out.append(("triage_symbol", {"symbol": t.missing, "library": lib, "owner": en, "owner_zh": zh}))
+        # The Chinese sentence puts the owner right after 由: a name in Latin letters gets a space before it.
+        out.append(("triage_symbol", {"symbol": t.missing, "library": lib, "owner": say(owner, "en"),
+                                      "owner_zh": _spaced(say(owner, "zh"))}))
     elif t.missing and t.called:
         out.append(("triage_keyword", {"name": t.missing, "function": t.called}))
     elif t.missing and t.provider:
         out.append(("triage_missing", {"name": t.missing, "provider": t.provider}))
     if t.versions:
         if t.report:
-            en = ", ".join(f"{n} {v}" if v else f"{n} (not listed)" for n, v in t.versions)
-            zh = "，".join(f"{_ZH.get(n, n)} {v}" if v else f"{_ZH.get(n, n)}（未列出）" for n, v in t.versions)
+            en = ", ".join(f"{_name(n, 'en')} {v}" if v else say("triage_not_listed", "en", package=_name(n, "en"))
+                           for n, v in t.versions)
+            zh = "，".join(f"{_name(n, 'zh')} {v}" if v else say("triage_not_listed", "zh", package=_name(n, "zh"))
+                          for n, v in t.versions)
             out.append(("triage_versions", {"versions": en, "versions_zh": zh}))
         else:
             out.append(("triage_no_report", {"packages": ", ".join(n for n, _ in t.versions),
-                                             "packages_zh": _spaced("、".join(_ZH.get(n, n) for n, _ in t.versions))}))
+                                             "packages_zh": _spaced("、".join(_name(n, "zh") for n, _ in t.versions))}))
     return out
 
 

@@ -24,10 +24,10 @@ then left out.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
+from kb import config
 from kb.engine.index import load_index
 from kb.evaluation.cases import FAMILIES, read_cases, variants
 from kb.evaluation.scoring import METHODS, Ranked, evaluate
@@ -115,7 +115,7 @@ def main(args) -> int:
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if not Path(args.cases).is_dir() and os.environ.get("KB_EVAL_VARIANTS", "1") != "0":
+    if not Path(args.cases).is_dir() and config.get("KB_EVAL_VARIANTS"):
         cases = cases + variants(cases)
     report = evaluate(index, cases, ("matcher",) if answers is not None else METHODS, answers)
     if args.json:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from sqlalchemy import Engine, case, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from kb import config
 from kb.feedback.database import (
     as_date,
     create_db_engine,
@@ -64,7 +64,6 @@ __all__ = [
 
 log = logging.getLogger("kb.feedback")
 
-DEFAULT_DB_PATH = "data/kb.sqlite3"
 RECENT_COMMENTS = 3
 
 
@@ -96,9 +95,7 @@ class Store:
     def __init__(self, url: str | None = None, *, timeout: float = 5.0, enabled: bool | None = None) -> None:
         self.timeout = timeout
         self.enabled = _recording_enabled() if enabled is None else enabled
-        self._url_text = url or os.environ.get("KB_DATABASE_URL") or sqlite_url(
-            Path(os.environ.get("KB_DB_PATH") or DEFAULT_DB_PATH).absolute()
-        )
+        self._url_text = url or config.get("KB_DATABASE_URL") or sqlite_url(Path(config.get("KB_DB_PATH")).absolute())
         self._engine: Engine | None = None
         self._db_path: Path | None = None  # set for file-based SQLite only
         self.file_identity: tuple[int, int] | None = None
@@ -305,7 +302,7 @@ class Store:
 
 
 def _recording_enabled() -> bool:
-    return os.environ.get("KB_RECORDING", "1").strip().lower() not in {"0", "false", "no", "off"}
+    return bool(config.get("KB_RECORDING"))
 
 
 def _clean(text: str) -> str:

@@ -14,14 +14,13 @@ import yaml
 from pydantic import ValidationError
 
 from schema.models import Guide
-from kb import ROOT
+from kb import ROOT, config
 
 try:
     _Base = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
     _Base = yaml.SafeLoader
 
-MAX_FILE_BYTES = int(os.environ.get("KB_MAX_GUIDE_BYTES", 1_000_000))
 MAX_PROBLEMS = 50  # reported per file
 GUIDES_DIR = ROOT / "guides"
 
@@ -115,12 +114,13 @@ def read_guide(path: Path, root: Path | None = None) -> tuple[Guide | None, list
     shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, [Problem(shown, None, None, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
+        limit = int(config.get("KB_MAX_GUIDE_BYTES"))
+        if size > limit:
+            return None, [Problem(shown, None, None, f"file is {size:,} bytes; the limit is {limit:,}")]
         with path.open("rb") as f:  # never more than the limit, whatever the size said
-            raw = f.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            return None, [Problem(shown, None, None, f"file is over {MAX_FILE_BYTES:,} bytes, the limit")]
+            raw = f.read(limit + 1)
+        if len(raw) > limit:
+            return None, [Problem(shown, None, None, f"file is over {limit:,} bytes, the limit")]
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, [Problem(shown, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")]
@@ -208,9 +208,9 @@ PARALLEL_MIN_FILES = 400
 
 
 def _workers(n_files: int) -> int:
-    env = os.environ.get("KB_LOAD_WORKERS")
-    if env is not None:
-        return max(1, int(env))
+    wanted = config.get("KB_LOAD_WORKERS")
+    if wanted is not None:
+        return max(1, int(wanted))
     if n_files < PARALLEL_MIN_FILES:
         return 1
     return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))

@@ -8,38 +8,16 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from kb.text import say
 from schema.models import Guide, L10n
 
-LABELS: dict[str, dict[str, str]] = {
-    "status": {"en": "Status", "zh": "状态"},
-    "fastest_fix": {"en": "Fastest fix", "zh": "最快修复"},
-    "applies_to": {"en": "Applies to", "zh": "适用范围"},
-    "symptoms": {"en": "Symptoms", "zh": "症状"},
-    "raw_error": {"en": "Raw error", "zh": "报错原文"},
-    "causes": {"en": "Causes", "zh": "原因"},
-    "env_checks": {"en": "Environment checks", "zh": "环境检查"},
-    "steps": {"en": "Steps", "zh": "解决步骤"},
-    "verification": {"en": "Verification", "zh": "验证"},
-    "caveats": {"en": "Caveats", "zh": "注意事项"},
-    "references": {"en": "References", "zh": "参考来源"},
-    "related": {"en": "Related guides", "zh": "相关指南"},
-    "expect": {"en": "Expected", "zh": "预期"},
-    "hardware": {"en": "Hardware", "zh": "硬件"},
-    "progress": {"en": "Progress", "zh": "进度"},
-    "fixed": {"en": "fixed", "zh": "已修复"},
-    "workaround": {"en": "workaround", "zh": "有规避方案"},
-    "unresolved": {"en": "unresolved", "zh": "未解决"},
-    "confirmed": {"en": "confirmed", "zh": "已确认"},
-    "likely": {"en": "likely", "zh": "可能"},
-    "speculative": {"en": "speculative", "zh": "推测"},
-    "fallback": {"en": "(shown in {other}: no English text yet)", "zh": "（暂无中文，显示{other}原文）"},
-    "last_reviewed": {"en": "Last reviewed", "zh": "最近审核"},
-}
-LANG_NAMES = {"en": {"en": "English", "zh": "英文"}, "zh": {"en": "Chinese", "zh": "中文"}}
+# Labels are the catalogue's (kb.text); a few read differently in a Markdown file than on the page.
+_KEYS = {"progress": "md_progress", "confirmed": "cause_confirmed", "likely": "cause_likely",
+         "speculative": "cause_speculative"}
 
 
 def label(key: str, lang: str) -> str:
-    return LABELS[key].get(lang, LABELS[key]["en"])
+    return say(_KEYS.get(key, key), lang)
 
 
 # YAML folds a line break into a space, which in Chinese is a stray gap: "）， 按". Spaces
@@ -62,7 +40,7 @@ def text(value: L10n | None, lang: str) -> str:
     if used == "zh":
         body = tidy_zh(body)
     if used != lang:
-        return f"{body} {label('fallback', lang).format(other=LANG_NAMES[used][lang])}"
+        return f"{body} {say('fallback', lang, other=say('lang_name_' + used, lang))}"
     return body
 
 

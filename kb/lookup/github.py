@@ -19,7 +19,6 @@ names) to GitHub, which a deployment must choose to do.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -28,6 +27,8 @@ import urllib.request
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
+
+from kb import config
 
 __all__ = ["Lookup", "Found", "PullRequest", "Report", "from_environment"]
 
@@ -199,14 +200,20 @@ def _pull(repo: str, issue: dict) -> PullRequest | None:
     return PullRequest(number, _plain(issue.get("title")), url) if url else None
 
 
-def from_environment(environ: dict[str, str] | None = None) -> Lookup | None:
-    """The look-up a deployment configured, or None when it is off (the default)."""
-    env = os.environ if environ is None else environ
-    if env.get("KB_GITHUB_LOOKUP", "0").strip().lower() not in ("1", "true", "yes", "on"):
+def from_environment(variables: dict[str, str] | None = None) -> Lookup | None:
+    """The look-up a deployment configured (kb.config's KB_GITHUB_* settings, from `variables`,
+    by default the process's environment), or None when it is off (the default). A timeout
+    that is not a number is the default, not a failure: the look-up is an extra and must not
+    stop the page."""
+    try:
+        on = config.get("KB_GITHUB_LOOKUP", variables)
+    except config.SettingError:
+        on = False
+    if not on:
         return None
     try:
-        timeout = float(env.get("KB_GITHUB_TIMEOUT", "4"))
-    except ValueError:
-        timeout = 4.0
-    return Lookup(api=env.get("KB_GITHUB_API_URL", "https://api.github.com"), token=env.get("KB_GITHUB_TOKEN") or None,
-                  timeout=max(0.1, min(timeout, 30.0)))
+        timeout = float(config.get("KB_GITHUB_TIMEOUT", variables))
+    except config.SettingError:
+        timeout = float(config.SETTINGS["KB_GITHUB_TIMEOUT"].default)
+    token = config.get("KB_GITHUB_TOKEN", variables) or None
+    return Lookup(api=str(config.get("KB_GITHUB_API_URL", variables)), token=token, timeout=max(0.1, min(timeout, 30.0)))
