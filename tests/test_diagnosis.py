@@ -88,10 +88,10 @@ def test_an_empty_paste(index):
 
 
 def test_a_class_guide_leads_as_its_triage_procedure(index):
-    # sgl-project/sglang#8131: an undefined CUDA driver API symbol; only the undefined-symbol class guide fits.
+    # sgl-project/sglang#8131: an undefined CUDA driver API symbol; the old-driver class guide fits.
     d = diagnose(index, read("pastes/sglang8131-cugreenctx-undefined-symbol.log"))
     first = d.results[0]
-    assert (first.id, first.tier, first.scope) == ("compiled-extension-undefined-symbol", "triage", "class")
+    assert (first.id, first.tier, first.scope) == ("cuda-driver-or-ptxas-too-old", "triage", "class")
     assert first.addresses and not first.answers and not d.answered and d.triaged and d.answer is None
     assert first.triage["symbol"]["owner"] == "CUDA driver" and d.root["triage"] is True
     out = as_json(d)
@@ -100,7 +100,7 @@ def test_a_class_guide_leads_as_its_triage_procedure(index):
     assert all("triage" not in m for m in out["matches"] if m["tier"] != "triage")
     text = as_text(d)
     assert "The first result is a triage procedure for its family of errors" in text
-    assert any(ln.startswith("1. [TRIAGE ") and "compiled-extension-undefined-symbol (workaround, class)" in ln
+    assert any(ln.startswith("1. [TRIAGE ") and "cuda-driver-or-ptxas-too-old (" in ln and ", class)" in ln
                for ln in text.splitlines())
     assert "https://github.com/sgl-project/sglang/issues?q=" in text  # the upstream search, as on the page
     assert d.unmatched  # nothing answers: the queue gets its signature
