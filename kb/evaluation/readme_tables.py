@@ -101,6 +101,9 @@ def eval_heldout_first() -> str:
 
 ENGINE = "tests/data/heldout_engine"
 TRAFFIC = "tests/data/traffic"
+WIDE = "tests/data/wide"
+# The content and engine issues' targets on the wide sample's frozen third.
+WIDE_ADDRESSED, WIDE_RIGHT, WIDE_FALSE, WIDE_FALSE_UNCOVERED, WIDE_RIGHT_COVERED = 0.75, 0.55, 0.02, 0.03, 0.85
 # The engine issue's targets on its held-out set.
 TARGET_ANSWER, TARGET_FALSE_ANSWERS, TARGET_LIKELY = 0.95, 0.02, 0.90
 
@@ -180,6 +183,32 @@ def eval_traffic() -> str:
                          pct(g["right_first_of_covered"]), likely, pct(g["false_answers"])])
     return table(head, rows) + (f"\nBefore: 56 guides, commit 1a6bec1 (`python -m kb eval {TRAFFIC} --answers "
                                 f"{TRAFFIC}/before.answers.jsonl`); after: {now_r['guides']} guides (`python -m kb eval {TRAFFIC}`).")
+
+
+@block("eval-wide", f"python -m kb eval {WIDE} (--answers {WIDE}/before.answers.jsonl for 'before')")
+def eval_wide() -> str:
+    before = labelled(WIDE, True)["methods"]["matcher"]["labelled"]
+    now_r = labelled(WIDE, False)
+    now = now_r["methods"]["matcher"]["labelled"]
+    head = ["1,043 real reports", "cases", "addressed (coverage)", "right-first", "right-first of covered",
+            "triage right", "false answers", "false on uncovered"]
+    rows = []
+    for split, name in (("held-out", "frozen third"), ("tuned", "tuned two thirds"), ("all", "all")):
+        for when, data in (("before", before), ("after", now)):
+            g = data[split]
+            tri = f"{g['triage_right']} of {g['triage_given']}" if g.get("triage_given") else "—"
+            rows.append([f"{name}, {when}", str(g["cases"]), pct(g["coverage"]), f"**{pct(g['right_first'])}**",
+                         pct(g["right_first_of_covered"]), tri, pct(g["false_answers"]), pct(g["false_on_uncovered"])])
+    h = now["held-out"]
+    targets = (f"Targets on the frozen third, after: addressed ≥ {pct(WIDE_ADDRESSED)}: {_met(h['coverage'], WIDE_ADDRESSED, True)}; "
+               f"right-first ≥ {pct(WIDE_RIGHT)}: {_met(h['right_first'], WIDE_RIGHT, True)}; "
+               f"right-first of covered ≥ {pct(WIDE_RIGHT_COVERED)}: {_met(h['right_first_of_covered'], WIDE_RIGHT_COVERED, True)}; "
+               f"false answers ≤ {pct(WIDE_FALSE)}: {_met(h['false_answers'], WIDE_FALSE, False)}; "
+               f"false on uncovered ≤ {pct(WIDE_FALSE_UNCOVERED)}: {_met(h['false_on_uncovered'], WIDE_FALSE_UNCOVERED, False)}.")
+    return table(head, rows) + "\n" + targets + (
+        f"\nBefore: 267 guides, commit bc8db3c (`python -m kb eval {WIDE} --answers {WIDE}/before.answers.jsonl`), scored "
+        f"with today's family and class map; after: {now_r['guides']} guides (`python -m kb eval {WIDE}`). 'Addressed' counts "
+        "reports whose family has a guide or whose class has a triage procedure.")
 
 
 @block("eval-traffic-uncovered", f"python -m kb eval {TRAFFIC}")

@@ -171,6 +171,8 @@ def labelled_entry(outcomes: list[Outcome], top_families: int = 15) -> dict:
         out[split] = {"cases": n, "coverage": rate(covered), "right_first": rate(sum(o.right for o in sel)),
                       "right_first_of_covered": round(sum(o.right for o in sel) / covered, 4) if covered else None,
                       "false_answers": rate(counted.false_answers),
+                      # false answers among the reports no guide or class procedure covers
+                      "false_on_uncovered": round(counted.false_on_null / (n - covered), 4) if n > covered else None,
                       "likely_given": counted.likely_given, "likely_right": counted.likely_right,
                       "triage_given": counted.triage_given, "triage_right": counted.triage_right,
                       "uncovered_families": uncovered.most_common(top_families)}
