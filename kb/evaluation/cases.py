@@ -62,12 +62,17 @@ def _read_labelled(folder: Path, name: str) -> list[Case]:
         mapping = json.loads((folder / name).read_text(encoding="utf-8"))
         families = mapping["covered"]
         classes = mapping.get("classes") or {}
+        # A report labelled as holding no identifiable error (family null) is addressed by the
+        # procedure for a paste without its root error, when the map names one.
+        no_error = mapping.get("no_error")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{folder}/{name}: not an object with 'covered' ({exc})") from None
     out = []
     for d in _rows(folder / "cases.jsonl"):
         covered = families.get(d.get("family")) if d.get("family") else None
-        if not covered and d.get("class"):
+        if not d.get("family") and no_error:
+            covered = no_error
+        elif not covered and d.get("class"):
             # No guide for the family: a class guide whose procedure fits the report's broad mechanism
             # (its `class` label) addresses it, as a triage answer.
             covered = classes.get(d["class"])
