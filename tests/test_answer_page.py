@@ -83,3 +83,16 @@ def test_a_counter_example_is_shown_as_one():
     labels = [m.value.replace("\\", "") for e in why for m in e.markdown]  # Markdown-escaped on the page
     assert any(v.startswith("Against this cause:") and "pytorch/pytorch#88639" in v for v in labels), labels
     assert any(not v.startswith("Against") and "pytorch/pytorch#88639" in v for v in labels)  # the same thread, for the fix
+
+
+def test_the_guide_page_shows_a_printed_error_in_its_raw_error_box(index):
+    # The box shows the first raw error: for the CUDA OOM guide once an issue's title, now the reproduction's output.
+    from kb.authoring.raw_title import title_reason
+    first = index.guides["cuda-oom"].raw_errors[0]
+    assert title_reason(index.guides["cuda-oom"]) is None
+    at = app(guide="cuda-oom")
+    no_crash(at)
+    box = next(e for e in at.expander if e.label == "Raw error")
+    assert [c.value for c in box.code] == [first.text]
+    assert "torch.OutOfMemoryError: CUDA out of memory" in first.text
+    assert "sglang offline inference" not in texts(at)

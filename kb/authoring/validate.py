@@ -1,7 +1,8 @@
 """Checks over the whole knowledge base: loading problems plus each guide's self-tests.
 
 Every raw error must match its own guide first, in the tier of the guide's scope ("match"
-for a specific guide, "triage" for a class guide); every near miss must not. All problems
+for a specific guide, "triage" for a class guide); every near miss must not; the first raw
+error, the one the guide page shows, must read as printed output, not an issue title. All problems
 are collected, so an author sees them at once.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from kb import ROOT
 from kb.engine.index import Index, Pattern
 from kb.engine.signature import TemplateError, compile_template
 from kb.authoring.evidence import evidence_problems
+from kb.authoring.raw_title import raw_title_problems
 from kb.authoring.typography import typography_problems
 from kb.engine.values import check_test, names_in
 from kb.guides.load import Problem
@@ -48,6 +50,7 @@ def self_test(index: Index) -> list[Problem]:
         problems.extend(evidence_problems(g, path))
         problems.extend(typography_problems(g, path))
         problems.extend(reproduction_problems(g, path))
+        problems.extend(raw_title_problems(g, path))
     return problems
 
 
