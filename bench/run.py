@@ -105,12 +105,16 @@ def _right_first(res, gid: str) -> bool:
     """The pasted guide first with a match, or a guide that matched the same line with more of
     its context found: the synthetic pastes are vLLM worker logs, so a generic guide's error in
     them can rightly go to its vLLM-specific sibling."""
-    if not res.matches or res.matches[0].confidence != "match":
+    from kb.engine.tiers import SCOPE_TIER
+
+    def own_tier(m) -> bool:  # a class guide answers as its triage procedure
+        return m.confidence == SCOPE_TIER[m.scope].name
+    if not res.matches or not own_tier(res.matches[0]):
         return False
     top = res.matches[0]
     if top.guide_id == gid:
         return True
-    return any(m.guide_id == gid and m.confidence == "match" and m.first_line == top.first_line
+    return any(m.guide_id == gid and own_tier(m) and m.first_line == top.first_line
                and any(k == "less_context" for k, _ in m.notes) for m in res.matches[1:])
 
 
