@@ -46,7 +46,10 @@ def worker(args) -> None:
     import torch.distributed as dist
 
     dev = launch.device(args.backend)
+    # A file:// store, unlike env://, does not read RANK and WORLD_SIZE: they must be passed (without
+    # them the first run, on 2026-12-08, stopped at "file:// rendezvous: rank parameter missing").
     dist.init_process_group(args.backend, init_method=f"file://{args.store}",
+                            rank=int(os.environ["RANK"]), world_size=int(os.environ["WORLD_SIZE"]),
                             timeout=datetime.timedelta(seconds=15))
     x = torch.ones(1, device=dev)
     dist.all_reduce(x)

@@ -1,7 +1,8 @@
 """NCCL_COMM_ID points at the head node of another cluster (192.0.2.10:29400, an address in no
-subnet of this machine), left over from a job script: NCCL must listen for its bootstrap on an
-interface in that subnet, finds none ("NET/Socket : No usable listening interface found"), and
-returns ncclSystemError, which PyTorch reports as "unhandled system error". One rank on one GPU
+subnet of this machine), left over from a job script: NCCL must listen for its bootstrap at that
+address and cannot (NCCL 2.28.9 on 2026-12-08: "Call to bind failed: Cannot assign requested
+address"; the source suggested "No usable listening interface found"), and returns
+ncclSystemError, which PyTorch reports as "unhandled system error". One rank on one GPU
 (--world-size 1) is enough. NCCL_DEBUG=WARN, the guide's first step, prints the WARN line that
 names the failing call.
 
