@@ -33,3 +33,13 @@ def corpus_negative(ref: str) -> str:
 def guide_text(index, guide: str, source: str) -> str:
     """The raw error of `guide` that came from `source`."""
     return next(r.text for r in index.guides[guide].raw_errors if r.source == source)
+
+
+def wide(case_id: str) -> str:
+    """A report of the tuned part of tests/data/wide, by id; a held-out one is refused."""
+    for line in (DATA / "wide" / "cases.jsonl").read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        if case["id"] == case_id:
+            assert case["split"] == "tuned", f"{case_id} is held out: never a test input"
+            return case["text"]
+    raise KeyError(case_id)

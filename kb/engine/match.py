@@ -17,6 +17,8 @@ when its Match is made from the verified signature (a Hit) and the root error.
 """
 from __future__ import annotations
 
+import re
+
 from kb.engine import completeness, ranking
 from kb.engine import triage as triage_reader
 from kb.engine.environment import environment, fact_outcome, rerank
@@ -25,7 +27,8 @@ from kb.engine.likely import Likely, find_likely
 from kb.engine.parse import Paste, parse
 from kb.engine.reasons import word
 from kb.engine.results import ContextHit, Hit, Match, Result
-from kb.engine.roots import RootError, answering_wrappers, root_error
+from kb.engine.roots import RootError, answering_wrappers, quiet, root_error
+from kb.engine.wrappers import command_line
 from kb.engine.similar import similar
 from kb.engine.tiers import ANSWERING, TIERS
 from kb.engine.values import capture, cause_fits
@@ -33,6 +36,12 @@ from kb.engine.verify import Evidence, Span, candidates, verify
 from kb.env.record import EnvRecord
 
 MAX_SIMILAR = 3
+# A line found by looks alone that states an error of its own, after the word that says so ("CMake Error:
+# Generator: execution of make failed", "EBNF parser error at line 16, column 1: Expect element",
+# "Error Code 9: Internal Error (… could not find any supported formats …)", "`Exception: Current loss
+# scale already at minimum`"): the traceback cut after it re-raises that error, which is in the paste.
+# A log level in capitals ("ERROR: test_x (…)") or a bare "Caught exception:" states none.
+STATES_ERROR = re.compile(r"(?:\b[Ee]rror|\bException|\bexception)\b[^:\n]{0,30}:\s*[A-Za-z(\[`'\"]")
 # The class guide for a paste whose root error is not in it: a traceback cut before its error
 # line, or only a wrapper that says the cause is printed above. No line of the paste is its
 # error, so no signature finds it: the engine offers it when nothing else addresses the paste.
@@ -63,7 +72,11 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
             root = triaged_root
     # Which wrapper guides may answer a paste of wrappers only: none when the error a wrapper
     # prints was cut off it, not one that matched only an access-log line (kb.engine.wrappers).
-    answering = answering_wrappers(root, paste, {h.guide_id: h.first_line for h in wrappers})
+    # A guide that also knows its error by signatures of its own (an import's undefined symbol) is not the
+    # answer for the command line that ran it ("# python3 -c "import tensorrt_llm"") when the traceback
+    # after it was cut before that error. A guide about a wrapper alone (every signature a wrapper) is.
+    answering = answering_wrappers(root, paste, {h.guide_id: h.first_line for h in wrappers
+                                                 if not (command_line(paste, h.first_line) and _knows_error(index, h.guide_id))})
     if root is not None and root.wrapper_only:
         covered = any(h.scope == "specific" and h.guide_id in answering for h in wrappers)
     hit = find_likely(index, root) if likely and root is not None and not covered and not root.wrapper_only else None
@@ -116,7 +129,8 @@ def _root_missing(index: Index, paste: Paste, root: RootError | None, matches: l
     cut = next((vals for code, vals in completeness.cut_notes(paste) if code == "traceback_cut"), None)
     # A traceback cut after a line found by looks alone (a shell prompt, a warning): the error
     # that traceback ended with is the root, and it is not in the paste.
-    if cut is not None and (lacking or (root.weak and root.index < _line_index(paste, cut["line"]))):
+    if cut is not None and (lacking or (root.weak and root.index < _line_index(paste, cut["line"])
+                                        and not STATES_ERROR.search(root.text))):
         i = _line_index(paste, cut["line"])
         note = ("root_cut", {"line": cut["line"]})
     elif root is not None and root.wrapper_only:
@@ -130,13 +144,21 @@ def _root_missing(index: Index, paste: Paste, root: RootError | None, matches: l
     return Match(ROOT_MISSING, "triage", 0.0, None, ev, notes=[note], scope="class")
 
 
+def _knows_error(index: Index, gid: str) -> bool:
+    return any(not s.wrapper for s in index.guides[gid].signatures)
+
+
 def _line_index(paste: Paste, no: int) -> int:
     return next((i for i, ln in enumerate(paste.lines) if ln.no == no), 0)
 
 
 def _on_root(h: Hit, root: RootError | None, paste: Paste) -> bool:
     """Whether a class guide's hit fits the root error, by the rule a specific guide's hit covers it."""
-    return root is None or root.wrapper_only or ranking.cover([h], root, paste, tier="triage")[1]
+    if root is None or root.wrapper_only:
+        # Nothing else in the paste: still not a line a log prints at INFO (a note that a feature "is
+        # not supported yet, setting to False"), which reports no failure.
+        return not quiet(paste, h.first_line)
+    return ranking.cover([h], root, paste, tier="triage")[1]
 
 
 def _tiered(h: Hit, root: RootError | None, covered: bool, paste: Paste, env: EnvRecord | None,
@@ -155,6 +177,8 @@ def _tiered(h: Hit, root: RootError | None, covered: bool, paste: Paste, env: En
         return Match.of(h, "triage", triage=triage_reader.read(paste, h.first_line, env))
     if h.scope == "specific" and (covered or root is None):
         return Match.of(h, "match")
+    if root is None:
+        return Match.of(h, "similar")  # a class guide's words on a line that reports no failure (an INFO note)
     # It matched another line (a cascade after the root error, a warning before it): not the answer.
     return Match.of(h, "help", [("not_root", {"line": paste.lines[h.first_line].no, "root": root.no})])
 

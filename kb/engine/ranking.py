@@ -13,7 +13,7 @@ import re
 
 from kb.engine.parse import Paste
 from kb.engine.results import Hit, Match, Result
-from kb.engine.roots import NATIVE, QUIET, WARNING_LINE, RootError, covers
+from kb.engine.roots import NATIVE, QUIET, WARNING_LINE, RootError, covers, quiet
 from kb.engine.tiers import rank as tier_rank
 from kb.engine.triage import notes as triage_notes
 
@@ -33,7 +33,8 @@ def cover(matches: list[Match] | list[Hit], root: RootError | None, paste: Paste
     """Whether a non-wrapper hit of `tier` (a specific guide's "match", a class guide's
     "triage") fits the root error; a hit on an earlier line than the root that was found is
     an error the root finder did not know, and becomes the root."""
-    confident = [m for m in matches if m.confidence == tier and not m.wrapper and m.evidence is not None]
+    confident = [m for m in matches if m.confidence == tier and not m.wrapper and m.evidence is not None
+                 and not (tier == "triage" and quiet(paste, m.first_line))]  # an INFO line is no class's error
     if not confident:
         return root, False
     first = min(confident, key=lambda m: m.first_line)

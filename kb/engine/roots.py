@@ -207,9 +207,19 @@ def _code(text: str) -> bool:
     return bool(_CODE.match(text)) and not _WHAT.match(text)
 
 
-def _quiet(paste: Paste, i: int) -> bool:
+# NCCL prints its level inside the line, after host:pid:tid [device] ("h1:205632:205772 [1] NCCL INFO dlvsym
+# failed on mlx5dv_… undefined symbol: …"): an INFO or TRACE line there reports no failure either, but
+# for the trace of a failing call's return code ("NCCL INFO misc/socket.cc:568 -> 2").
+_NCCL_QUIET = re.compile(r"\bNCCL (?:INFO|TRACE)\b(?!.*-> [1-9]\d*\s*$)")
+
+
+def quiet(paste: Paste, i: int) -> bool:
+    """A log line at a level that reports no failure (INFO, DEBUG, WARNING prefixes; NCCL's INFO)."""
     prefix = paste.lines[i].prefix
-    return bool(prefix) and bool(QUIET.search(prefix)) and "ERROR" not in prefix
+    return (bool(prefix) and bool(QUIET.search(prefix)) and "ERROR" not in prefix) or bool(_NCCL_QUIET.search(paste.lines[i].text))
+
+
+_quiet = quiet
 
 
 def _wrapper_only_lines(paste: Paste) -> list[Event]:
@@ -239,7 +249,9 @@ def _fallback(paste: Paste) -> list[Event]:
         nonblank = [i for i, ln in enumerate(paste.lines[:200]) if ln.text.strip()]
         if len(nonblank) <= 10 and len(paste.lines) <= 200:
             few = [i for i in nonblank if usable(i)]
-            lines = few[:1] if 0 < len(few) <= 3 else []
+            # NCCL's INFO lines still make it a log, not a title: they count, though none is its error.
+            n = sum(usable(i) or bool(_NCCL_QUIET.search(paste.lines[i].text)) for i in nonblank)
+            lines = few[:1] if 0 < len(few) and n <= 3 else []
     return [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, bool(WRAPPERS.search(paste.lines[i].text)), True)
             for i in lines]
 

@@ -69,6 +69,13 @@ def answering_wrappers(root: "RootError | None", paste: Paste, matched: dict[str
     return set(matched) - logged or set(matched)
 
 
+def command_line(paste: Paste, i: int) -> bool:
+    """Whether line `i` is a shell prompt with the command it ran ("root@a29:/TensorRT-LLM# python3 -c
+    "import tensorrt_llm"", "(venv) $ python -m …", ">>> import x"): what was run, not what failed."""
+    return bool(_PROMPT.match(paste.lines[i].text))
+
+
+_PROMPT = re.compile(r'\s*(?:\([\w.-]+\)\s*)?(?:\[?[\w.-]+@[\w.-]+[^\s#$]*\]?\s*[#$]|[$#]|>>>)\s')
 TYPED = re.compile(r"([\w.]+(?:Error|Exception)):")  # a message that starts with its exception's type
 _HEADER = "Traceback (most recent call last):"
 _OWN_HEADER = re.compile(r"[\s|+]*(?:Exception Group )?Traceback \(most recent call last\):")  # a header alone on its line
@@ -95,12 +102,23 @@ def said_after(text: str) -> str | None:
     return inner if len(words) >= 3 and sum(c.isalpha() for c in inner) >= 12 else None
 
 
+# vLLM's executor quotes the worker's error inside its own words: "RuntimeError: Worker failed with error
+# 'Current vLLM config is not set. …', please check the stack trace above for the root cause". The quoted
+# message is the worker's error, in the paste even when the worker's traceback is not.
+QUOTING = re.compile(r"Worker failed with error '(?P<inner>.+)', please check the stack trace above")
+
+
 def wrapped(line: str, colon_end: int | None) -> tuple[str, str | None] | None:
     """The error a wrapper line prints after its own words, with its type if it has one: an
     exception named after INLINE's words (a bare fragment such as "initialization failed" says too
     little, and the wrapper's guide is the better answer), or the message after the colon a
     wrapper signature ends with (`colon_end`: where that signature's match ends on the line)."""
     text = line.strip()
+    quoting = QUOTING.search(text)
+    if quoting and said_after(quoting.group("inner")):
+        inner = quoting.group("inner")
+        typed = TYPED.match(inner)
+        return inner, typed.group(1) if typed else None
     inline = INLINE.search(text)
     typed = TYPED.match(text[inline.end():]) if inline else None
     if typed:

@@ -17,7 +17,9 @@ A specific guide's line without its context (the SM120 wheel guide's bare "no ke
 image is available") belongs to the generic guide; an answer the matcher itself gives
 with confidence "match" for the probe's text counts as right.
 
-The held-out sets are not used here: their precision is reported by `kb eval`.
+`--cases` adds the same table on labelled reports: the dev set and the tuned parts of the traffic set
+and of the wide sample (kb/evaluation/calibrate_cases.py). The held-out sets are not used here: their
+precision is reported by `kb eval`.
 """
 from __future__ import annotations
 
@@ -113,6 +115,8 @@ def table(index: Index, thresholds=THRESHOLDS) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m kb.evaluation.calibrate", description=__doc__.split("\n\n")[0])
     ap.add_argument("--guides", metavar="DIR", default=None)
+    ap.add_argument("--cases", action="store_true",
+                    help="also the labelled reports it may be tuned on (kb/evaluation/calibrate_cases.py)")
     args = ap.parse_args(argv)
     index = load_index(args.guides or GUIDES_DIR)
     print(f"{'threshold':>9} {'precision':>10} {'recall':>7} {'answers':>8}   right/wrong by probe kind")
@@ -120,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         kinds = "  ".join(f"{k} {v['right']}/{v['wrong']} of {v['probes']}" for k, v in r["by_kind"].items())
         prec = "n/a" if r["precision"] is None else f"{100 * r['precision']:.1f}%"
         print(f"{r['threshold']:>9} {prec:>10} {100 * (r['recall'] or 0):6.1f}% {r['answers']:>8}   {kinds}")
+    if args.cases:
+        from kb.evaluation.calibrate_cases import cases_table, format_rows, tuned_cases
+        cases = tuned_cases()
+        print()
+        print(format_rows(cases_table(index, THRESHOLDS), len(cases)), end="")
     return 0
 
 
