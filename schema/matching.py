@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from schema.prose import ITEM_ID_PATTERN, L10n, _Model
 
@@ -61,6 +61,25 @@ class Context(_Model):
         return _exactly_one_pattern(self)
 
 
+class RaisedAt(_Model):
+    """Where a signature's text is raised in the upstream source, and in which releases that text exists.
+
+    `kb validate` renders the format string with varied argument values and requires the signature's
+    template to match every rendering; the release range bounds the guide's version range for the
+    package (kb/authoring/raised.py)."""
+
+    package: str = Field(description="The package that prints the text, as pip spells it: 'vllm', 'torch', 'sglang', 'transformers', 'triton', 'flashinfer-python'; for a library with no pip package, its project name ('nccl').", min_length=1, max_length=80)
+    file: str = Field(description="The file that holds the raising line, as a path in the package or its repository, e.g. 'vllm/config/model.py' or 'src/init.cc'.", min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.][^\s:]*$")
+    format: str = Field(description="The format string exactly as written in the source, between its quotes (no f prefix, no quotes), adjacent literals joined; escapes such as \\n stay as written.", min_length=1, max_length=2_000)
+    style: Literal["f-string", "format", "percent", "printf", "literal"] = Field(description="How `format` is filled in: 'f-string' or 'format' (Python's {field!conv:spec}), 'percent' (Python's %-formatting), 'printf' (C's printf family), or 'literal' (no fields).")
+    arg_types: dict[str, Literal["int", "float", "str", "path", "name"]] = Field(default_factory=dict, description="What an argument is known to be, keyed by the field as written ('tp_size', 'self.max_model_len') or its 1-based position ('1'): 'int', 'float', 'str' (any text), 'path' (no spaces or quotes), 'name' (an identifier, dotted or not). Only where the source shows it; otherwise the argument may be anything.")
+    prefix: str | None = Field(None, description="What is printed before the formatted text, when the template starts with it: the exception's name and colon ('ValueError: ') or a logger's tag ('NCCL WARN ').", min_length=1, max_length=200)
+    versions: str = Field(description="PEP 440 specifier of the releases whose source contains this format string, e.g. '>=0.6.4' or '>=2.1,<2.6'.", min_length=1, max_length=200)
+    checked: str = Field(description="How the range was checked: the releases looked at, e.g. 'pypi:vllm==0.6.3 sdist (absent), pypi:vllm==0.6.4 and ==0.11.0 wheels (present)' or 'git tag --contains <commit> (v2.19.3 first)'.", min_length=8, max_length=500)
+
+    _spec = field_validator("versions")(classmethod(lambda cls, v: _check_specifier(v)))
+
+
 class Signature(_Model):
     """What identifies the error in pasted text.
 
@@ -78,6 +97,7 @@ class Signature(_Model):
     context: list[Context] = Field(default_factory=list, description="Further evidence that must all be present for a confident match; without it the guide is only offered as similar.")
     captures: list[str] = Field(default_factory=list, max_length=20, description="Templates with named placeholders that read values near the matched lines when they are there (e.g. '{size:free} is free'); they never decide whether the signature matches.")
     wrapper: bool = Field(False, description="True when this message only wraps another error (e.g. 'WorkerProc initialization failed'): a match on the wrapped error ranks above it.")
+    raised_at: RaisedAt | None = Field(None, description="Where the text is raised upstream: package, file, the format string as written, and the releases that contain it. `kb validate` checks that the template matches every rendering of that format string and that the guide's version range for the package lies within the release range.")
 
     @model_validator(mode="after")
     def _one_of(self):

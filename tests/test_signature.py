@@ -50,3 +50,10 @@ def test_proposed_template_replaces_volatile_values():
     t = propose_template('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.19 GiB at /home/alice/run.py')
     assert t == "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {num} MiB. GPU {int} has a total capacity of {num} GiB at {path}"
     compile_template(t)
+
+
+def test_escaped_braces_are_literal():
+    # '{{' and '}}' are a literal brace (the refusal of a stray one said to write them so, and then refused them too).
+    c = compile_template("expected {{'a': {int}}} here")
+    assert re2.search(c.pattern, "expected {'a': 1} here")
+    assert not re2.search(c.pattern, "expected 'a': 1 here")

@@ -17,6 +17,7 @@ from kb.engine.index import Index, Pattern
 from kb.engine.signature import TemplateError, compile_template
 from kb.authoring.evidence import evidence_problems
 from kb.authoring.raw_title import raw_title_problems
+from kb.authoring.raised import raised_problems
 from kb.authoring.typography import typography_problems
 from kb.engine.values import check_test, names_in
 from kb.guides.load import Problem
@@ -51,6 +52,7 @@ def self_test(index: Index) -> list[Problem]:
         problems.extend(typography_problems(g, path))
         problems.extend(reproduction_problems(g, path))
         problems.extend(raw_title_problems(g, path))
+        problems.extend(raised_problems(g, path))
     return problems
 
 

@@ -64,7 +64,7 @@ def literal_segments(template: str) -> list[str]:
     parts: list[str] = []
     current = ""
     for piece in _split(template):
-        if piece[0] == "lit":
+        if piece[0] in ("lit", "brace"):
             current += piece[1]
         elif piece[0] == "ws":
             current += " "
@@ -86,7 +86,7 @@ def _split(template: str):
             yield ("lit", template[pos:m.start()])
         tok = m.group(0)
         if tok in ("{{", "}}"):
-            yield ("lit", tok[0])
+            yield ("brace", tok[0])  # an escaped brace: literal, never a stray one
         elif m.group(1) is not None:
             if m.group(1) not in PLACEHOLDERS:
                 raise TemplateError(f"unknown placeholder {{{m.group(1)}}}; known: " + ", ".join("{%s}" % k for k in PLACEHOLDERS))
@@ -108,6 +108,8 @@ def compile_template(template: str, allow_generic: bool = False) -> Compiled:
         if kind == "lit":
             if "{" in value or "}" in value:
                 raise TemplateError(f"stray brace in {value!r}; write '{{{{' or '}}}}' for a literal brace")
+            out.append(re.escape(value))
+        elif kind == "brace":
             out.append(re.escape(value))
         elif kind == "ph":
             if name and name[0]:
