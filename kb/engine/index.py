@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import ahocorasick
 import re2
@@ -20,6 +21,9 @@ from kb.engine.postings import Postings
 from kb.engine.signature import Compiled, TemplateError, compile_regex, compile_template
 from kb.engine.textsim import boilerplate, weight, words
 from schema.models import Guide
+
+if TYPE_CHECKING:
+    from kb.engine.filecache import GuideFileCache
 
 _STOP = frozenset("the and for with this that was not are you from has have when can its".split())
 
@@ -221,15 +225,34 @@ def _light(g: Guide) -> _Light:
     return _Light(g.id, g.component, tuple(g.related), guide_meta(g), encode_guide(g), *_prepared(g))
 
 
-def load_index(root: Path | str | None = None) -> Index:
+def load_index(root: Path | str | None = None, files_cache: "GuideFileCache | None" = None) -> Index:
+    """Every guide under root, indexed. With `files_cache` (kb.engine.filecache), a file whose
+    path, size, mtime and inode are those of its cached entry is not read again."""
     root = Path(root) if root else GUIDES_DIR
     base = root if root.is_dir() else root.parent
     files = guide_files(root)
     from kb.guides.load import _workers
-    if _workers(len(files)) <= 1:
+    if files_cache is None and _workers(len(files)) <= 1:
         return build_index(load_guides(root))
-    # A large base: worker processes read, validate, compile and encode each guide; this
-    # process never holds the decoded guides (the same index as build_index(load_guides())).
-    lights, paths, problems = check_guides(root, base, files, read_many(files, base, _light))
+    # Worker processes read, validate, compile and encode each guide; this process never
+    # holds the decoded guides (the same index as build_index(load_guides())).
+    if files_cache is None:
+        results = read_many(files, base, _light)
+    else:
+        results = _reuse(files, base, files_cache)
+    lights, paths, problems = check_guides(root, base, files, results)
     preps = [(x.id, x.patterns, x.errors, x.toks, x.refs, x.shingles) for x in lights]
     return _assemble(preps, problems, paths, None, {x.id: x.blob for x in lights}, {x.id: x.meta for x in lights})
+
+
+def _reuse(files: list[Path], base: Path, files_cache: "GuideFileCache") -> list:
+    """Each file's read result: from the cache when the file is unchanged, else read again."""
+    from kb.engine.filecache import file_sig
+    names = [str(f) for f in files]
+    sigs = [file_sig(n) for n in names]
+    results = [files_cache.get(n, sig) for n, sig in zip(names, sigs)]
+    todo = [i for i, r in enumerate(results) if r is None]
+    for i, r in zip(todo, read_many([files[i] for i in todo], base, _light)):
+        results[i] = r
+    files_cache.replace({names[i]: (sigs[i], results[i]) for i in todo}, set(names))
+    return results
