@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from kb.engine.filecache import GuideFileCache
 from kb.engine.index import Index, load_index
 from kb.guides.load import GUIDES_DIR
 
@@ -81,6 +82,14 @@ def cache_path(root: Path, cache_dir: Path) -> Path:
     return cache_dir / f"index-{name}.pickle"
 
 
+def files_cache(root: Path, cache_dir: Path) -> GuideFileCache:
+    """The per-file cache of prepared guides for root (kb.engine.filecache): valid for this
+    code, these loader settings and this base folder (problems name files relative to it)."""
+    base = root if root.is_dir() else root.parent
+    version = f"{code_version()}\0{config.raw('KB_MAX_GUIDE_BYTES')}\0{base.resolve()}"
+    return GuideFileCache(cache_path(root, cache_dir).with_suffix(".files"), version)
+
+
 def _read(path: Path, key: str) -> Index | None:
     try:
         with path.open("rb") as f:
@@ -116,6 +125,16 @@ def load_index_cached(root: Path | str | None = None, cache_dir: Path | str | No
     path = cache_path(root, cache_dir)
     index = _read(path, key)
     if index is None:
-        index = load_index(root)
-        _write(path, key, index)
+        index, _ = rebuild(root, cache_dir, key)
     return index
+
+
+def rebuild(root: Path, cache_dir: Path, key: str | None = None) -> tuple[Index, GuideFileCache]:
+    """The index built again and both caches written: only the guide files that changed since
+    the last build are read and prepared again (their list: the GuideFileCache's .prepared)."""
+    key = key or cache_key(root)
+    files = files_cache(root, cache_dir)
+    index = load_index(root, files)
+    files.save()
+    _write(cache_path(root, cache_dir), key, index)
+    return index, files

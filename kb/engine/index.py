@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import ahocorasick
 import re2
@@ -16,9 +17,13 @@ import re2
 from kb.engine.guidestore import GuideMeta, GuideStore, encode_guide, guide_meta  # noqa: F401 (re-exported)
 from kb.guides.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
 from kb.engine.likely import Ref, guide_refs, guide_shingles
+from kb.engine.postings import Postings
 from kb.engine.signature import Compiled, TemplateError, compile_regex, compile_template
 from kb.engine.textsim import boilerplate, weight, words
 from schema.models import Guide
+
+if TYPE_CHECKING:
+    from kb.engine.filecache import GuideFileCache
 
 _STOP = frozenset("the and for with this that was not are you from has have when can its".split())
 
@@ -58,10 +63,8 @@ class Index:
     automaton: ahocorasick.Automaton | None
     problems: list[Problem]
     paths: dict[str, Path]
-    # BM25 over guide text, only for offering "similar" guides when nothing matches.
-    postings: dict[str, list[tuple[str, int]]]
-    doc_len: dict[str, int]
-    avg_len: float
+    # BM25 over guide text (kb.engine.postings): the likely and similar tiers' candidates.
+    bm25: Postings
     contexts: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     refs: dict[str, tuple[Ref, ...]] = field(default_factory=dict)  # what each guide knows of its error (kb.engine.likely)
     boilerplate: frozenset[str] = frozenset()  # runs of words many guides' raw errors hold (kb.engine.textsim)
@@ -71,61 +74,40 @@ class Index:
 
     def idf(self, term: str, df: int) -> float:
         """BM25's inverse document frequency of a term held by `df` guides, times how much the term says."""
-        n = len(self.doc_len) or 1
+        n = len(self.bm25) or 1
         return weight(term) * math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def similar(self, query: list[str], k: int = 3, exclude: set[str] = frozenset()) -> list[tuple[str, float]]:
-        scores: Counter[str] = Counter()
-        for term in set(query):
-            plist = self._plist(term)
-            if not plist:
-                continue
-            idf = self.idf(term, len(plist))
-            for gid, tf in plist:
-                dl = self.doc_len[gid]
-                scores[gid] += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / self.avg_len))
-        return [(g, s) for g, s in scores.most_common(k + len(exclude)) if g not in exclude][:k]
+        """The k guides whose words score best for the query (BM25), leaving out `exclude`
+        among the k + len(exclude) best."""
+        return [(g, s) for g, s in self.bm25.top(query, k + len(exclude)) if g not in exclude][:k]
 
+    # What the arrays hold, as plain structures: for tests and tools, not for matching.
+    @property
+    def postings(self) -> dict[str, list[tuple[str, int]]]:
+        return self.bm25.as_dict()
 
-    # Pickling (kb/engine/cache.py): postings travel as two integer arrays per term and are turned
-    # back into lists only for the terms a query uses (or all of them, when .postings is
-    # read); paths travel as strings. A cached index then loads in a fraction of a second.
+    @property
+    def doc_len(self) -> dict[str, int]:
+        return self.bm25.doc_len()
+
+    @property
+    def avg_len(self) -> float:
+        return self.bm25.avg
+
+    def _plist(self, term: str) -> list[tuple[str, int]] | None:
+        return self.bm25.plist(term)
+
+    # Pickling (kb/engine/cache.py): paths travel as strings; the postings are a few arrays.
     def __getstate__(self):
         state = dict(self.__dict__)
-        if "postings" in state:
-            state["_packed"] = _pack_postings(state.pop("postings"), list(self.doc_len))
+        state.pop("_cores", None)  # the likely tier's memo, rebuilt on use
         state["paths"] = {k: str(v) for k, v in self.paths.items()}
         return state
 
     def __setstate__(self, state):
         state["paths"] = {k: Path(v) for k, v in state["paths"].items()}
         self.__dict__.update(state)
-
-    def __getattr__(self, name):
-        packed = self.__dict__.get("_packed")
-        if name == "postings" and packed is not None:
-            self.postings = {term: _unpack(packed[0], *arrays) for term, arrays in packed[1].items()}
-            return self.postings
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def _plist(self, term: str) -> list[tuple[str, int]] | None:
-        if "postings" in self.__dict__:
-            return self.postings.get(term)
-        ids, terms = self.__dict__["_packed"]
-        arrays = terms.get(term)
-        return _unpack(ids, *arrays) if arrays is not None else None
-
-
-def _pack_postings(postings: dict[str, list[tuple[str, int]]], ids: list[str]):
-    from array import array
-    pos = {gid: i for i, gid in enumerate(ids)}
-    return ids, {term: (array("I", [pos[g] for g, _ in plist]).tobytes(), array("I", [tf for _, tf in plist]).tobytes())
-                 for term, plist in postings.items()}
-
-
-def _unpack(ids: list[str], docs: bytes, tfs: bytes) -> list[tuple[str, int]]:
-    from array import array
-    return [(ids[d], tf) for d, tf in zip(array("I", docs), array("I", tfs))]
 
 
 def _doc_text(g: Guide, refs: tuple[Ref, ...]) -> str:
@@ -219,16 +201,8 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
         for anchor, ids in by_anchor.items():
             automaton.add_word(anchor, (len(anchor), tuple(ids)))
         automaton.make_automaton()
-    postings: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    doc_len: dict[str, int] = {}
-    for gid in kept:
-        toks = docs[gid]
-        doc_len[gid] = sum(toks.values()) or 1
-        for term, tf in toks.items():
-            postings[term].append((gid, tf))
-    avg = sum(doc_len.values()) / len(doc_len) if doc_len else 1.0
     return Index(guides, patterns, automaton, problems, {k: v for k, v in paths_in.items() if k in guides},
-                 dict(postings), doc_len, avg, dict(contexts), refs, boilerplate(shingled))
+                 Postings(docs, weight), dict(contexts), refs, boilerplate(shingled))
 
 
 @dataclass(frozen=True)
@@ -251,15 +225,34 @@ def _light(g: Guide) -> _Light:
     return _Light(g.id, g.component, tuple(g.related), guide_meta(g), encode_guide(g), *_prepared(g))
 
 
-def load_index(root: Path | str | None = None) -> Index:
+def load_index(root: Path | str | None = None, files_cache: "GuideFileCache | None" = None) -> Index:
+    """Every guide under root, indexed. With `files_cache` (kb.engine.filecache), a file whose
+    path, size, mtime and inode are those of its cached entry is not read again."""
     root = Path(root) if root else GUIDES_DIR
     base = root if root.is_dir() else root.parent
     files = guide_files(root)
     from kb.guides.load import _workers
-    if _workers(len(files)) <= 1:
+    if files_cache is None and _workers(len(files)) <= 1:
         return build_index(load_guides(root))
-    # A large base: worker processes read, validate, compile and encode each guide; this
-    # process never holds the decoded guides (the same index as build_index(load_guides())).
-    lights, paths, problems = check_guides(root, base, files, read_many(files, base, _light))
+    # Worker processes read, validate, compile and encode each guide; this process never
+    # holds the decoded guides (the same index as build_index(load_guides())).
+    if files_cache is None:
+        results = read_many(files, base, _light)
+    else:
+        results = _reuse(files, base, files_cache)
+    lights, paths, problems = check_guides(root, base, files, results)
     preps = [(x.id, x.patterns, x.errors, x.toks, x.refs, x.shingles) for x in lights]
     return _assemble(preps, problems, paths, None, {x.id: x.blob for x in lights}, {x.id: x.meta for x in lights})
+
+
+def _reuse(files: list[Path], base: Path, files_cache: "GuideFileCache") -> list:
+    """Each file's read result: from the cache when the file is unchanged, else read again."""
+    from kb.engine.filecache import file_sig
+    names = [str(f) for f in files]
+    sigs = [file_sig(n) for n in names]
+    results = [files_cache.get(n, sig) for n, sig in zip(names, sigs)]
+    todo = [i for i, r in enumerate(results) if r is None]
+    for i, r in zip(todo, read_many([files[i] for i in todo], base, _light)):
+        results[i] = r
+    files_cache.replace({names[i]: (sigs[i], results[i]) for i in todo}, set(names))
+    return results

@@ -132,6 +132,16 @@ def _core(text: str, common: frozenset[str], cache: dict[str, str]) -> str:
     return core
 
 
+def _cored(ref: Ref, common: frozenset[str], cache: dict) -> Ref | None:
+    """The reference without its boilerplate, or None when too little wording is left; kept
+    per reference, so that a paste's 40 candidates cost only their scores."""
+    out = cache.get(ref, cache)
+    if out is cache:
+        core = ref._replace(text=_core(ref.text, common, cache))
+        out = cache[ref] = core if literal_letters(core.text) >= MIN_LETTERS else None
+    return out
+
+
 def _score(query: str, q_exc: str | None, ref: Ref) -> float:
     """How well `ref` accounts for the query: read whole against whole (a reworded message),
     or against the reference's start (a paste cut inside the error line, an issue title
@@ -193,8 +203,8 @@ def find_likely(index: "Index", root: RootError | None, exclude: frozenset[str] 
         for ref in index.refs.get(gid, ()):
             if leave_out and gid == leave_out[0] and ref.key == leave_out[1]:
                 continue
-            ref = ref._replace(text=_core(ref.text, common, cores))
-            if literal_letters(ref.text) < MIN_LETTERS:
+            ref = _cored(ref, common, cores)
+            if ref is None:
                 continue  # without its boilerplate the reference says too little to compare, as a query would
             s = _score(query, q_exc, ref)
             if s >= threshold and coverage(query, ref.text) < MIN_COVERAGE:

@@ -44,13 +44,14 @@ def similar(index: "Index", paste: "Paste", root: RootError | None, exclude: set
     query = query_words(paste, root)
     if not query:
         return []
-    # Each term's posting list is read (and, from the cache, unpacked) once, not once a candidate.
-    holders = {t: {g for g, _ in index._plist(t) or ()} for t in query}
-    idf = {t: index.idf(t, len(holders[t])) for t in query}
+    # A word's guides are looked up for the few candidates only (kb.engine.postings), never listed.
+    idf = {t: index.idf(t, index.bm25.df(t)) for t in query}
     total = sum(idf.values()) or 1.0
     out: list[tuple[str, float, list[str]]] = []
-    for gid, _ in index.similar(query, k * 3, frozenset(exclude)):
-        shared = [t for t in query if gid in holders[t]]
+    found = index.similar(query, k * 3, frozenset(exclude))
+    held = index.bm25.holding(query, [gid for gid, _ in found])
+    for gid, _ in found:
+        shared = [t for t in query if t in held[gid]]
         informative = [t for t in shared if t not in STACK_WORDS]
         share = sum(idf[t] for t in shared) / total
         if len(informative) < MIN_SHARED or share < FLOOR:
