@@ -3,7 +3,7 @@ and is listed as help, not as the answer."""
 import pytest
 
 from kb.engine.match import match
-from kb.engine.output import root_dict
+from kb.diagnosis import diagnose
 from tests.roots_data import paste
 
 CASES = [
@@ -17,7 +17,8 @@ CASES = [
 @pytest.mark.parametrize("name, root_words, warned", CASES)
 def test_a_guide_that_matched_an_earlier_warning_does_not_cover_the_root(index, name, root_words, warned):
     result = match(index, paste(name))
-    assert root_dict(result)["text"].startswith(root_words) and root_dict(result)["covered"] is False
+    root = diagnose(index, paste(name)).root
+    assert root is not None and root["text"].startswith(root_words) and root["covered"] is False
     assert result.answer is None
     m = next(m for m in result.matches if m.guide_id == warned)
     assert m.confidence == "help" and any(code == "not_root" for code, _ in m.notes)
