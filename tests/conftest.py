@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import uuid
@@ -8,6 +9,17 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import settings
+
+
+# Property tests: random locally (each run tries new examples, and remembers failures in
+# .hypothesis/), derandomized in CI (CI=true): the examples depend only on the test, so a red CI
+# run is the code's doing, never the seed's. Hypothesis prints how to reproduce a local failure.
+# ("dev" starts from Hypothesis' defaults: under any CI variable it would otherwise start from its own "ci".)
+IN_CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", parent=settings.get_profile("default"), derandomize=False)
+settings.load_profile("ci" if IN_CI else "dev")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
