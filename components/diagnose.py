@@ -17,7 +17,8 @@ from components.i18n import lang, t
 from components.markup import esc, literal
 from components.result_card import render_card
 from components.state import get_index, requested_guide, show_in_url
-from kb.diagnosis import TIERS, Diagnosis, diagnose as diagnose_paste, read_environment
+from kb.diagnosis import TIERS, Diagnosis, read_environment
+from kb.diagnosis import diagnose as diagnose_paste
 
 
 def page() -> None:

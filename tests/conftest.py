@@ -4,13 +4,12 @@ import os
 import shutil
 import sys
 import uuid
-from typing import Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from hypothesis import settings
-
 
 # Property tests: random locally (each run tries new examples, and remembers failures in
 # .hypothesis/), derandomized in CI (CI=true): the examples depend only on the test, so a red CI

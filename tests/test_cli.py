@@ -1,8 +1,8 @@
 """Every command-line form, run as a person or a script would run it."""
 import json
-from pathlib import Path
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,8 +41,8 @@ def test_match_jsonl(tmp_path):
         {"id": "a", "text": (DATA / "pastes" / "seed1-serve.log").read_text()},
         {"id": "b", "text": "nothing to see here"},
     ]) + "\n")
-    lines = [json.loads(l) for l in kb("match", "--jsonl", str(cases)).stdout.splitlines()]
-    assert [l["id"] for l in lines] == ["a", "b"]
+    lines = [json.loads(line) for line in kb("match", "--jsonl", str(cases)).stdout.splitlines()]
+    assert [line["id"] for line in lines] == ["a", "b"]
     assert lines[0]["matches"][0]["id"] == SEED1
     assert all(m["confidence"] != "match" for m in lines[1]["matches"])
 
@@ -73,7 +73,7 @@ def test_show_yaml_and_unknown_id():
 
 
 def test_list():
-    rows = [l.split("\t") for l in kb("list").stdout.splitlines()]
+    rows = [line.split("\t") for line in kb("list").stdout.splitlines()]
     assert [SEED1, "vllm", "unresolved"] == rows[[r[0] for r in rows].index(SEED1)][:3]
 
 

@@ -48,7 +48,7 @@ def check_paste(text: str, limit: int | None = None) -> None:
     assert paste.truncation is not None or nos == list(range(1, len(nos) + 1)), "uncut pastes are numbered 1..n"
     assert len(paste.starts) == len(paste.lines)
     assert paste.text == "\n".join(ln.text for ln in paste.lines)
-    assert all(paste.text[s:s + len(ln.text)] == ln.text for s, ln in zip(paste.starts, paste.lines))
+    assert all(paste.text[s:s + len(ln.text)] == ln.text for s, ln in zip(paste.starts, paste.lines, strict=True))
     assert all(0 <= e.index < len(paste.lines) for e in paste.errors)
     idx = index()
     result = match(idx, paste)

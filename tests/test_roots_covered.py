@@ -2,8 +2,8 @@
 and is listed as help, not as the answer."""
 import pytest
 
-from kb.engine.match import match
 from kb.diagnosis import diagnose
+from kb.engine.match import match
 from tests.roots_data import paste
 
 CASES = [

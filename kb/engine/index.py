@@ -14,10 +14,10 @@ import ahocorasick
 import re2
 
 from kb.engine.guidestore import GuideMeta, GuideStore, encode_guide, guide_meta  # noqa: F401 (re-exported)
-from kb.guides.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
 from kb.engine.likely import Ref, guide_refs, guide_shingles
 from kb.engine.signature import Compiled, TemplateError, compile_regex, compile_template
 from kb.engine.textsim import boilerplate, weight, words
+from kb.guides.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
 from schema.models import Guide
 
 _STOP = frozenset("the and for with this that was not are you from has have when can its".split())
@@ -125,7 +125,7 @@ def _pack_postings(postings: dict[str, list[tuple[str, int]]], ids: list[str]):
 
 def _unpack(ids: list[str], docs: bytes, tfs: bytes) -> list[tuple[str, int]]:
     from array import array
-    return [(ids[d], tf) for d, tf in zip(array("I", docs), array("I", tfs))]
+    return [(ids[d], tf) for d, tf in zip(array("I", docs), array("I", tfs), strict=True)]
 
 
 def _doc_text(g: Guide, refs: tuple[Ref, ...]) -> str:

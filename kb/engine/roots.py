@@ -14,13 +14,12 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Iterator
-
-import re2
 from dataclasses import dataclass
 
+import re2
+
 from kb.engine.parse import Paste
-from kb.engine.wrappers import (INLINE, TYPED, WRAPPERS, _WRAPPERS_ALL, access_log, answering_wrappers,  # noqa: F401 (re-exported)
-                                cut_wrapper, first_unlogged, wrapped)
+from kb.engine.wrappers import _WRAPPERS_ALL, INLINE, TYPED, WRAPPERS, access_log, answering_wrappers, cut_wrapper, first_unlogged, wrapped  # noqa: F401 (re-exported)
 
 # Errors that are not Python exceptions: native messages, compilers, the kernel.
 NATIVE = re.compile(

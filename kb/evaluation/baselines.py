@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from kb.engine.index import Index, tokens
 from kb.engine.parse import last_error_line, parse
 
+
 def strings_in(value) -> list[str]:
     """Every string in a nested structure of dicts, lists and tuples (a guide's dumped fields)."""
     if isinstance(value, str):

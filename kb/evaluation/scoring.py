@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from kb.engine.index import Index
 from kb.engine.match import match
 from kb.engine.parse import last_error_line, parse
-from kb.evaluation.baselines import BM25, ExactLastLine
 from kb.engine.tiers import ADDRESSING, ANSWERING  # noqa: F401 (ANSWERING re-exported)
+from kb.evaluation.baselines import BM25, ExactLastLine
 from kb.evaluation.cases import VARIANTS, Case
 
 METHODS = ("matcher", "bm25", "exact")
@@ -165,7 +165,7 @@ def labelled_entry(outcomes: list[Outcome], top_families: int = 15) -> dict:
         sel = [o for o in outcomes if split == "all" or o.case.split == split]
         n = len(sel)
         covered = sum(o.case.expect is not None for o in sel)
-        rate = (lambda a: round(a / n, 4)) if n else (lambda a: None)
+        rate = (lambda a, n=n: round(a / n, 4)) if n else (lambda a: None)
         uncovered = Counter(o.case.family or "(no error in the paste)" for o in sel if o.case.expect is None)
         counted = tally(sel)
         out[split] = {"cases": n, "coverage": rate(covered), "right_first": rate(sum(o.right for o in sel)),

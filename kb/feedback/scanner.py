@@ -22,6 +22,7 @@ import functools
 import math
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import NamedTuple
 
 import re2
@@ -63,7 +64,7 @@ def _as_re2(pattern: re.Pattern[str], source: str | None = None) -> object | Non
     source = pattern.pattern if source is None else source
     if _NOT_RE2.search(source):
         return None
-    source = re.sub(r"\{(\d+),(\d+)\}", lambda m: "{%s,%d}" % (m.group(1), min(int(m.group(2)), _RE2_MAX_REPEAT)),
+    source = re.sub(r"\{(\d+),(\d+)\}", lambda m: f"{{{m.group(1)},{min(int(m.group(2)), _RE2_MAX_REPEAT)}}}",
                     source)
     if pattern.flags & re.VERBOSE:
         if "#" in source:
@@ -188,7 +189,7 @@ def random_looking(value: str) -> bool:
     # Words in it (`Phi3SmallForCausalLM`): runs of three lower-case letters are rare in random text.
     if sum(len(w) for w in _LOWER_RUN.findall(value)) >= 0.4 * len(chars):
         return False
-    switches = sum(_kind(a) != _kind(b) for a, b in zip(chars, chars[1:])) / (len(chars) - 1)
+    switches = sum(_kind(a) != _kind(b) for a, b in pairwise(chars)) / (len(chars) - 1)
     counts: dict[str, int] = {}
     for c in value:
         counts[c] = counts.get(c, 0) + 1

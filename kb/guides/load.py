@@ -13,8 +13,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from schema.models import Guide
 from kb import ROOT, config
+from schema.models import Guide
 
 try:
     _Base = yaml.CSafeLoader
@@ -247,7 +247,7 @@ def check_guides(root: Path, base: Path, files: list[Path], results) -> tuple[li
     paths: dict[str, Path] = {}
     problems: list[Problem] = []
     candidates: dict[str, list[tuple[Path, object]]] = {}
-    for path, (guide, probs) in zip(files, results):
+    for path, (guide, probs) in zip(files, results, strict=True):
         problems.extend(probs)
         if guide is None:
             continue
