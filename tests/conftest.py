@@ -3,8 +3,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,22 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
         b.close()
+
+
+def wait_until(ready: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll `ready` until it says yes, for at most `timeout` seconds, then fail saying `what` never
+    happened. The one place a test sleeps: between polls, bounded by the deadline."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout:.0f} s", pytrace=False)
+        time.sleep(0.2)
+
+
+def settled(page) -> None:
+    """Wait until the browser has drawn two frames after a change of size or scroll, so that a
+    screenshot shows the new layout (instead of waiting a fixed time)."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
 def read(name: str) -> str:
