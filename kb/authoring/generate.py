@@ -27,7 +27,8 @@ def cli_help(parser: argparse.ArgumentParser) -> str:
     """The help of `parser` and of each sub-command; the CLI passes its own parser in, so
     that this module does not depend on the CLI."""
     parts = [parser.format_help()]
-    for sp in parser._subparsers._group_actions[0].choices.values():
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for sp in commands.choices.values():
         parts.append(sp.format_help())
     return "```text\n" + "\n".join(p.rstrip() + "\n" for p in parts) + "```\n"
 

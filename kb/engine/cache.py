@@ -69,7 +69,7 @@ def _yaml_files(root: Path) -> list[str]:
     """Every file guide_files(root) reads (and perhaps a few more), quickly: no Path objects."""
     if root.is_file():
         return [str(root)]
-    out = []
+    out: list[str] = []
     for folder, dirs, files in os.walk(root, followlinks=True):
         dirs.sort()
         out.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith(".yaml"))

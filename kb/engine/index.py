@@ -3,11 +3,13 @@ is scanned once whatever the number of guides; the few candidates it finds are t
 verified with their RE2 patterns (compiled on first use)."""
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 import ahocorasick
@@ -53,7 +55,7 @@ class Pattern:
 
 @dataclass
 class Index:
-    guides: Mapping[str, Guide]  # a GuideStore
+    guides: GuideStore
     patterns: list[Pattern]
     automaton: ahocorasick.Automaton | None
     problems: list[Problem]
@@ -74,8 +76,8 @@ class Index:
         n = len(self.doc_len) or 1
         return weight(term) * math.log(1 + (n - df + 0.5) / (df + 0.5))
 
-    def similar(self, query: list[str], k: int = 3, exclude: set[str] = frozenset()) -> list[tuple[str, float]]:
-        scores: Counter[str] = Counter()
+    def similar(self, query: list[str], k: int = 3, exclude: AbstractSet[str] = frozenset()) -> list[tuple[str, float]]:
+        scores: dict[str, float] = defaultdict(float)
         for term in set(query):
             plist = self._plist(term)
             if not plist:
@@ -84,7 +86,8 @@ class Index:
             for gid, tf in plist:
                 dl = self.doc_len[gid]
                 scores[gid] += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / self.avg_len))
-        return [(g, s) for g, s in scores.most_common(k + len(exclude)) if g not in exclude][:k]
+        # as Counter.most_common(n) ranks: the n largest, ties in insertion order
+        return [(g, s) for g, s in heapq.nlargest(k + len(exclude), scores.items(), key=itemgetter(1)) if g not in exclude][:k]
 
 
     # Pickling (kb/engine/cache.py): postings travel as two integer arrays per term and are turned
@@ -155,13 +158,14 @@ def compile_guide(g: Guide) -> tuple[list[Pattern], list[str]]:
             where = f"signatures[{s.id}]" + (f".context[{ctx}]" if ctx >= 0 else "")
             # A signature that needs context may match a line every log has: its context makes it specific.
             generic_ok = ctx == -1 and bool(s.context)
+            source = template if template is not None else regex
+            assert source is not None  # the schema: a signature or context item has a template or a regex
             try:
-                c = compile_template(template, generic_ok) if template is not None else compile_regex(regex, anchor, generic_ok)
+                c = compile_template(source, generic_ok) if template is not None else compile_regex(source, anchor or "", generic_ok)
             except TemplateError as exc:
                 errors.append(f"{where}: {exc}")
                 break
-            compiled.append(Pattern(g.id, s.id, ctx, template if template is not None else regex,
-                                    "template" if template is not None else "regex", c, s.wrapper))
+            compiled.append(Pattern(g.id, s.id, ctx, source, "template" if template is not None else "regex", c, s.wrapper))
         else:
             out.extend(compiled)
     return out, errors
@@ -203,8 +207,10 @@ def _assemble(preps, problems_in: list[Problem], paths_in: dict[str, Path], guid
         shingled[gid] = shingles
         patterns.extend(pats)
     if blobs_in is not None:
+        assert meta_in is not None  # the cache stores both
         guides = GuideStore(blobs={gid: blobs_in[gid] for gid in kept}, meta={gid: meta_in[gid] for gid in kept})
     else:
+        assert guides_in is not None
         guides = GuideStore({gid: guides_in[gid] for gid in kept})
     contexts: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, p in enumerate(patterns):

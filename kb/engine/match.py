@@ -76,6 +76,7 @@ def match(index: Index, text: str | Paste, limit: int | None = None, env_report:
             pass  # a class guide whose signature fits: its own hit says more than its likeness
         else:
             hits = [h for h in hits if h.guide_id != hit.guide]
+            assert root is not None  # find_likely ran on a root error
             matches.append(_likely(index, hit, root, paste, env))
             covered = covered or matches[-1].confidence == "likely"
     matches += [_tiered(h, root, covered, paste, env, answering) for h in hits]
@@ -116,7 +117,7 @@ def _root_missing(index: Index, paste: Paste, root: RootError | None, matches: l
     cut = next((vals for code, vals in completeness.cut_notes(paste) if code == "traceback_cut"), None)
     # A traceback cut after a line found by looks alone (a shell prompt, a warning): the error
     # that traceback ended with is the root, and it is not in the paste.
-    if cut is not None and (lacking or (root.weak and root.index < _line_index(paste, cut["line"]))):
+    if cut is not None and (root is None or (root.weak and root.index < _line_index(paste, cut["line"]))):
         i = _line_index(paste, cut["line"])
         note = ("root_cut", {"line": cut["line"]})
     elif root is not None and root.wrapper_only:
@@ -156,6 +157,7 @@ def _tiered(h: Hit, root: RootError | None, covered: bool, paste: Paste, env: En
     if h.scope == "specific" and (covered or root is None):
         return Match.of(h, "match")
     # It matched another line (a cascade after the root error, a warning before it): not the answer.
+    assert root is not None  # with no root error, a specific hit is a match and a class hit is on the root
     return Match.of(h, "help", [("not_root", {"line": paste.lines[h.first_line].no, "root": root.no})])
 
 

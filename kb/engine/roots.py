@@ -215,8 +215,8 @@ def _wrapper_only_lines(paste: Paste) -> list[Event]:
     """Wrapper lines that are neither Python exceptions nor native errors (torchrun's summary table)."""
     lines = (i for m in _WRAPPERS_ALL.finditer(paste.text)
              if len(paste.lines[i := paste.line_at(max(m.start(), m.end() - 1))].text) < 4000)
-    i = first_unlogged(paste, lines)
-    return [] if i is None else [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True)]
+    first = first_unlogged(paste, lines)
+    return [] if first is None else [Event(first, None, paste.lines[first].text.strip(), (), first, first + 1, True)]
 
 
 def _is_source_line(paste: Paste, i: int) -> bool:

@@ -41,7 +41,7 @@ class BM25:
                 self.postings[t].append(gid)
 
     def search(self, query: str, k: int = 10) -> list[str]:
-        scores: Counter = Counter()
+        scores: dict[str, float] = defaultdict(float)
         for t in set(tokens(query)):
             for gid in self.postings.get(t, ()):
                 tf = self.tf[gid][t]

@@ -137,7 +137,12 @@ def run_method(name: str, index: Index, cases: list[Case], bm25: BM25 | None = N
             ranked = [(m.guide_id, m.confidence) for m in match(index, c.text).matches]
         else:
             # A search box and an exact search present every hit as the answer.
-            hits = bm25.search(last_error_line(parse(c.text)) or "") if name == "bm25" else exact.search(c.text)
+            if name == "bm25":
+                assert bm25 is not None, "run_method('bm25') needs the BM25 index"
+                hits = bm25.search(last_error_line(parse(c.text)) or "")
+            else:
+                assert exact is not None, "run_method('exact') needs the exact-line index"
+                hits = exact.search(c.text)
             ranked = [(g, "match") for g in hits]
         out.append(Outcome(c, ranked, (time.perf_counter() - t0) * 1000))
     return out
