@@ -77,6 +77,7 @@ def _free_port() -> int:
 def _pastes(guides_dir: Path, cache: Path, sizes: list[str], runs: int, seed: int) -> dict[str, list[tuple[str, str]]]:
     """Per size, `runs` pastes, each ending with the raw error of a guide `synth.paste_targets` allows."""
     import synth
+
     from kb.engine.cache import load_index_cached
     index = load_index_cached(guides_dir, cache)  # also writes the cache the app then loads
     ids = synth.paste_targets(index)

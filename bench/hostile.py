@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from kb.authoring.skeleton import skeleton  # noqa: E402
 from kb.engine.index import load_index  # noqa: E402
 from kb.engine.match import match  # noqa: E402
 from kb.feedback.signature import error_signature  # noqa: E402
-from kb.authoring.skeleton import skeleton  # noqa: E402
 
 IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
 LOG_LINE = "INFO 11-29 10:00:01 [core.py:123] Avg prompt throughput: 0.0 tokens/s, Running: 0 reqs\n"
@@ -79,7 +79,7 @@ def main() -> None:
     head = ("input", "size", "lines read", "paste", "match s", "no-match extras s", "top guide")
     widths = [max(len(str(r[i])) for r in [head, *table]) for i in range(len(head))]
     for r in [head, tuple("-" * w for w in widths), *table]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
 
 
 if __name__ == "__main__":

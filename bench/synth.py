@@ -30,15 +30,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+# (E402: these imports need the checkout on sys.path first: the script runs as bench/synth.py.)
 import re2  # noqa: E402
 import yaml  # noqa: E402
 
-from kb.guides.load import GUIDES_DIR, load_guides  # noqa: E402
-from kb.engine.roots import NATIVE, WRAPPERS
-from kb.engine.tracebacks import KNOWN_PACKAGES
+from kb.engine.roots import NATIVE, WRAPPERS  # noqa: E402
 from kb.engine.signature import TemplateError, compile_regex, compile_template  # noqa: E402
+from kb.engine.tracebacks import KNOWN_PACKAGES  # noqa: E402
 from kb.evaluation.baselines import strings_in  # noqa: E402
+from kb.guides.load import GUIDES_DIR, load_guides  # noqa: E402
 
 HEADER = "# yaml-language-server: $schema=../../schema/guide.schema.json\n"
 # A word that may be renamed: not part of a regex escape (\bword) nor glued to a placeholder.
@@ -192,7 +192,7 @@ def _still_matches(orig: dict, new: dict, raws: list[str], new_raws: list[str]) 
     n_items = [new, *(c for c in new.get("context", []) if c.get("template") or c.get("regex"))]
     if any(_compiles(i) is None for i in n_items):
         return False
-    return all(_matches_all(n_items, nr) for r, nr in zip(raws, new_raws) if _matches_all(o_items, r))
+    return all(_matches_all(n_items, nr) for r, nr in zip(raws, new_raws, strict=True) if _matches_all(o_items, r))
 
 
 _RENAMED = ("id", "title", "summary", "symptoms", "signatures", "raw_errors", "near_misses")

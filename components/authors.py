@@ -30,7 +30,7 @@ def _unmatched(store) -> None:
     rows = store.top_unmatched(20)
     if not rows:
         st.info(t("au_no_unmatched"))
-    for n, row in enumerate(rows):
+    for row in rows:
         with st.container(border=True):
             st.caption(t("au_seen", n=row.count, last=row.last_seen.strftime("%Y-%m-%d %H:%M UTC")))
             st.code(row.signature, language=None, wrap_lines=True)

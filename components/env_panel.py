@@ -11,7 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 from components.diagnose_io import with_upload
 from components.i18n import lang, t
 from components.markup import code, esc
-from kb.diagnosis import Check, Environment, GuideResult, report_cut_note
+from kb.diagnosis import Check, Diagnosis, Environment, GuideResult, report_cut_note
 from schema.models import Guide
 
 CHECK_COLOUR = {"pass": "green", "fail": "red", "unknown": "gray"}
@@ -58,12 +58,13 @@ def check_outcomes(g: Guide) -> dict[str, Check]:
     """Environment-check id → outcome, when the person gave an environment report (in the box
     or in the paste). A guide opened from the results has them already."""
     kept = st.session_state.get("last_result")
-    ranked = kept[1].result(g.id) if kept else None
-    if ranked is not None and kept[1].environment is not None:
+    last: Diagnosis | None = kept[1] if kept else None
+    ranked = last.result(g.id) if last is not None else None
+    if ranked is not None and last is not None and last.environment is not None:
         return ranked.checks
     env: Environment | None = st.session_state.get("environment")
-    if env is None and kept:
-        env = kept[1].environment
+    if env is None and last is not None:
+        env = last.environment
     return env.checks(g) if env is not None else {}
 
 

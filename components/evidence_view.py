@@ -36,7 +36,8 @@ def causes(g: Guide) -> None:
         if quotes:
             with st.expander(t("why_believe")):
                 for e in quotes:
-                    who = t("by_" + e.by) if "by_" + (e.by or "") in CATALOGUE else (e.by or "")
+                    by = e.by or ""
+                    who = t("by_" + by) if "by_" + by in CATALOGUE else by
                     # A counter-example is shown so the reader sees the doubt, and says so.
                     key = "said_against" if e.role == "counter-example" else "said_by"
                     st.markdown(esc(t(key, who=who, ref=e.ref)))

@@ -18,15 +18,40 @@ def esc(text: str) -> str:
 
 
 # Emphasis characters too: identifiers such as flashinfer_jit_cache.__version__ must not turn bold.
-_LABEL = re.compile(r"([\\\[\]<>$*_])")
-_LONE_CODE = re.compile(r"((?<!`)`[^`\n]+`(?!`))")  # only spans Markdown is sure to read as code
+# A backtick outside a code span is escaped as well, so that the only backticks Markdown sees
+# are the delimiters of the spans code_spans() chose.
+_LABEL = re.compile(r"([\\\[\]<>$*_`])")
+_RUN = re.compile(r"`+")
+
+
+def code_spans(text: str) -> list[str]:
+    """`text` cut into [text, code, text, code, …, text] the way CommonMark pairs backticks: a run
+    of n backticks opens a span that the next run of exactly n backticks closes; a run with no
+    closer is text, and the search goes on right after it. (Pairing single backticks alone is
+    wrong: in "`0``[`<img …>`" the first backtick opens a span that the one after "[" closes, so
+    "<img …>" is outside code.) A span never crosses a line end here, where Markdown's may: a
+    run whose closer is on a later line is text, escaped, so no span of ours is read otherwise."""
+    parts: list[str] = []
+    done = look = 0  # the end of what is placed; where the next opening run is looked for
+    while (run := _RUN.search(text, look)) is not None:
+        line_end = text.find("\n", run.end())
+        line_end = len(text) if line_end < 0 else line_end
+        width = len(run.group())
+        close = next((m for m in _RUN.finditer(text, run.end(), line_end) if len(m.group()) == width), None)
+        if close is None:
+            look = run.end()
+            continue
+        parts += [text[done:run.start()], text[run.start():close.end()]]
+        done = look = close.end()
+    parts.append(text[done:])
+    return parts
 
 
 def label(text: str) -> str:
     """Guide or visitor text as a title, a widget label or a table cell. Streamlit reads those
     as Markdown too: links, images, directives, HTML and maths are neutralised (they all need
     one of these characters), so is emphasis (`__version__` is a name, not bold); `code` stays."""
-    return "".join(part if i % 2 else _LABEL.sub(r"\\\1", part) for i, part in enumerate(_LONE_CODE.split(text)))
+    return "".join(part if i % 2 else _LABEL.sub(r"\\\1", part) for i, part in enumerate(code_spans(text)))
 
 
 def code(text: str) -> str:

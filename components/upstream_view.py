@@ -23,7 +23,7 @@ def render(d: Diagnosis, answered: bool) -> None:
     names = ", ".join(u.project for u in d.upstream)
     st.caption(t("upstream_answered" if answered else "upstream", repo=names))
     cols = st.columns(len(d.upstream))
-    for col, u in zip(cols, d.upstream):
+    for col, u in zip(cols, d.upstream, strict=True):
         col.link_button(t("upstream_link", repo=u.project), u.url, icon=":material/open_in_new:")
     lookup = _lookup()
     if lookup is None:

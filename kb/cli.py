@@ -17,8 +17,6 @@ from kb.guides.load import GUIDES_DIR
 from kb.guides.render import guide_markdown, text
 from kb.text import say
 
-
-
 # What a terminal would act on rather than show: escape sequences (CSI, OSC such as ESC ] 52, the
 # clipboard write, DCS/PM/APC strings, C1 CSI), other C0/C1 controls and the bidirectional
 # overrides. A guide, a file name or a paste may hold them; nothing this command prints does.

@@ -22,8 +22,10 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from kb.diagnosis import Diagnosis, Index, as_json, as_text, diagnose
 from kb.text import say
@@ -42,7 +44,7 @@ class Follower:
 
     def __init__(self, path: Path, say_status) -> None:
         self.path, self.status = path, say_status
-        self.handle = None
+        self.handle: BinaryIO | None = None
         self.identity: tuple[int, int] | None = None
         self.position = 0
         self.partial = b""
@@ -61,6 +63,7 @@ class Follower:
         return True
 
     def _read(self) -> list[bytes]:
+        assert self.handle is not None  # read only once open
         out: list[bytes] = []
         while True:
             data = self.handle.read(READ_SIZE)
@@ -75,18 +78,20 @@ class Follower:
         the file started again."""
         if self.handle is None and not self._open():
             return []
-        out = self._read()
+        out: list[bytes | None] = [*self._read()]
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
             return out  # rotated away and not yet replaced: keep reading the old file
         if (st.st_dev, st.st_ino) != self.identity:
             out += self._read() + self.flush()  # what was written to the old file before it went
+            assert self.handle is not None
             self.handle.close()
             self.handle = None
             self.status("watch_rotated")
             return [*out, RESET, *(self._read() if self._open() else [])]
         if st.st_size < self.position:
+            assert self.handle is not None
             self.handle.seek(0)
             self.position, self.partial = 0, b""
             self.status("watch_truncated")
@@ -123,7 +128,7 @@ class Watcher:
     def status(self, key: str, **values: object) -> None:
         print(say(key, self.lang, path=self.path, **values), file=sys.stderr, flush=True)
 
-    def add(self, lines: list[bytes | None], now: float) -> bool:
+    def add(self, lines: Sequence[bytes | None], now: float) -> bool:
         """Take the follower's lines; True when the watch is over (an answer, with --exit-on-answer)."""
         for item in lines:
             if item is RESET:  # what came before belongs to the old file: judged now, as it is

@@ -19,6 +19,6 @@ class Big(Dataset):
 
 
 workers = 0 if "--fix" in sys.argv else 2
-for batch in DataLoader(Big(), batch_size=4, num_workers=workers):
+for _batch in DataLoader(Big(), batch_size=4, num_workers=workers):
     pass
 print("OK: one epoch with", workers, "workers")

@@ -23,7 +23,7 @@ class Net(torch.nn.Module):
 
 
 model = DDP(Net().cuda(), device_ids=[0], find_unused_parameters="--fix" in sys.argv)
-for step in range(3):
+for _ in range(3):
     model(torch.randn(4, 8, device="cuda")).sum().backward()
 print("OK: three steps")
 dist.destroy_process_group()

@@ -277,7 +277,8 @@ class Guide(_Model):
     @model_validator(mode="after")
     def _unique_ids(self) -> "Guide":
         seen: set[str] = set()
-        for item in [*self.env_checks, *self.steps, *self.verification]:
+        items: list[Check | Step | Verification] = [*self.env_checks, *self.steps, *self.verification]
+        for item in items:
             if item.id in seen:
                 raise ValueError(f"checklist id {item.id!r} is used twice; env_checks, steps and verification share one namespace")
             seen.add(item.id)
@@ -287,4 +288,5 @@ class Guide(_Model):
         return self
 
     def checklist_ids(self) -> list[str]:
-        return [i.id for i in [*self.env_checks, *self.steps, *self.verification]]
+        items: list[Check | Step | Verification] = [*self.env_checks, *self.steps, *self.verification]
+        return [i.id for i in items]

@@ -29,7 +29,7 @@ _BARE_LINK = re.compile(
 # A `code span` on one line, as the app reads it (components/markup.py): inside it nothing is a link.
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 MAX_MARKUP = 200
-_MD.validateLink = lambda url: True  # see every link as a renderer would, then refuse it here
+_MD.validateLink = lambda url: True  # type: ignore[method-assign]  # markdown-it's own hook; see every link as a renderer would, then refuse it here
 
 # C0 controls but tab and line feed, DEL, C1 controls (\x9b is a CSI on many terminals) and the
 # bidirectional overrides that make text read other than it is stored ("Trojan Source").

@@ -1,13 +1,25 @@
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import time
 import uuid
-from typing import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import settings
+
+# Property tests: random locally (each run tries new examples, and remembers failures in
+# .hypothesis/), derandomized in CI (CI=true): the examples depend only on the test, so a red CI
+# run is the code's doing, never the seed's. Hypothesis prints how to reproduce a local failure.
+# ("dev" starts from Hypothesis' defaults: under any CI variable it would otherwise start from its own "ci".)
+IN_CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", parent=settings.get_profile("default"), derandomize=False)
+settings.load_profile("ci" if IN_CI else "dev")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -44,6 +56,22 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
         b.close()
+
+
+def wait_until(ready: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll `ready` until it says yes, for at most `timeout` seconds, then fail saying `what` never
+    happened. The one place a test sleeps: between polls, bounded by the deadline."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout:.0f} s", pytrace=False)
+        time.sleep(0.2)
+
+
+def settled(page) -> None:
+    """Wait until the browser has drawn two frames after a change of size or scroll, so that a
+    screenshot shows the new layout (instead of waiting a fixed time)."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
 def read(name: str) -> str:

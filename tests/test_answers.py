@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from kb.engine.match import explain_notes, match
 from kb.diagnosis import as_json, diagnose
+from kb.engine.match import explain_notes, match
 from tests.conftest import DATA, read
 
 TUNED = {json.loads(line)["id"]: json.loads(line) for line in (DATA / "traffic" / "cases.jsonl").read_text().splitlines()

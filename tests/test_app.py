@@ -165,11 +165,11 @@ def test_browse_page_in_both_languages():
     assert f"{n} guides" in texts(at)
     at.text_input(key="browse_q").input("no common block size").run()
     links = [p.proto.label for p in at.get("page_link")]
-    assert any(l.startswith("DeepSeek-V4.1 on SM120") for l in links), links
+    assert any(link.startswith("DeepSeek-V4.1 on SM120") for link in links), links
     at.segmented_control(key="lang").set_value("zh").run()
     no_crash(at)
     links = [p.proto.label for p in at.get("page_link")]
-    assert any(l.startswith("SM120 上运行 DeepSeek-V4.1") for l in links), links
+    assert any(link.startswith("SM120 上运行 DeepSeek-V4.1") for link in links), links
 
 
 def test_browse_finds_the_guides_for_a_gpu_by_its_name():

@@ -36,8 +36,9 @@ def synthetic(tmp_path_factory):
 
 def test_synthetic_base_is_deterministic_and_valid(synthetic, tmp_path):
     import synth
-    from kb.engine.index import load_index
+
     from kb.authoring.validate import validate
+    from kb.engine.index import load_index
     again = tmp_path / "again"
     synth.generate(120, again, seed=3)
     files = sorted(p.relative_to(synthetic) for p in synthetic.rglob("*.yaml"))

@@ -1,8 +1,8 @@
 """Every command-line form, run as a person or a script would run it."""
 import json
-from pathlib import Path
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,8 +41,8 @@ def test_match_jsonl(tmp_path):
         {"id": "a", "text": (DATA / "pastes" / "seed1-serve.log").read_text()},
         {"id": "b", "text": "nothing to see here"},
     ]) + "\n")
-    lines = [json.loads(l) for l in kb("match", "--jsonl", str(cases)).stdout.splitlines()]
-    assert [l["id"] for l in lines] == ["a", "b"]
+    lines = [json.loads(line) for line in kb("match", "--jsonl", str(cases)).stdout.splitlines()]
+    assert [line["id"] for line in lines] == ["a", "b"]
     assert lines[0]["matches"][0]["id"] == SEED1
     assert all(m["confidence"] != "match" for m in lines[1]["matches"])
 
@@ -73,7 +73,7 @@ def test_show_yaml_and_unknown_id():
 
 
 def test_list():
-    rows = [l.split("\t") for l in kb("list").stdout.splitlines()]
+    rows = [line.split("\t") for line in kb("list").stdout.splitlines()]
     assert [SEED1, "vllm", "unresolved"] == rows[[r[0] for r in rows].index(SEED1)][:3]
 
 
@@ -92,9 +92,21 @@ def test_new_from_error_proposes_templates_and_redacts():
     assert data["signatures"][0]["template"].startswith("ValueError: No available memory for the cache blocks")
 
 
-def test_generated_files_are_fresh():
-    proc = kb("generate", "--check", check=False)
-    assert proc.returncode == 0, "stale generated files; run `python -m kb generate`: " + proc.stdout
+def test_generated_files_are_fresh(monkeypatch):
+    """What `kb generate` writes besides the README's blocks of figures: the guide schema and the
+    README's command-line help. (Each figure block is checked by tests/test_readme.py, once; running
+    `kb generate --check` here computed every figure a second time, the suite's slowest test.)"""
+    from kb.authoring.generate import README, SCHEMA, readme_text, schema_text
+    from kb.cli import build_parser
+    monkeypatch.setenv("COLUMNS", "100")  # the width `kb generate` writes the help at
+    stale = "stale generated file; run `python -m kb generate`: "
+    assert SCHEMA.read_text(encoding="utf-8") == schema_text(), stale + str(SCHEMA.relative_to(ROOT))
+    current = README.read_text(encoding="utf-8")
+    assert readme_text(current, build_parser()) == current, stale + "README.md (cli-help)"
+
+
+def test_generate_has_a_check_mode():
+    assert "--check" in kb("generate", "--help").stdout
 
 
 def test_missing_file_is_a_clear_error():

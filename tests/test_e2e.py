@@ -7,13 +7,12 @@ import re
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
 
 from kb import config
-from tests.conftest import CHROMIUM, ROOT, read
+from tests.conftest import CHROMIUM, ROOT, read, settled, wait_until
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
 
@@ -36,16 +35,20 @@ def server(tmp_path_factory):
                              "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
+
+    def healthy() -> bool:
+        if proc.poll() is not None:
+            pytest.fail("streamlit exited: " + proc.stdout.read().decode(errors="replace")[-2000:], pytrace=False)
         try:
             urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-            break
+            return True
         except OSError:
-            time.sleep(0.3)
-    else:
+            return False
+    try:
+        wait_until(healthy, 60, "streamlit's health check")
+    except BaseException:
         proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+        raise
     yield url
     proc.terminate()
     proc.wait(10)
@@ -69,7 +72,7 @@ def test_paste_open_tick_share(server, browser, tmp_path):
     docs = ROOT / "docs" if config.get("KB_UPDATE_SCREENSHOTS") else tmp_path
     # Streamlit scrolls inside its main block, so a taller window shows the results under the paste.
     page.set_viewport_size({"width": 1280, "height": 1700})
-    page.wait_for_timeout(500)
+    settled(page)
     page.screenshot(path=str(docs / "diagnose.png"))
     page.set_viewport_size({"width": 1280, "height": 1000})
     page.get_by_role("button", name="Open guide").first.click()
@@ -80,7 +83,7 @@ def test_paste_open_tick_share(server, browser, tmp_path):
         _checkbox(page, label).locator("label").click()
         page.wait_for_function("(id) => location.search.includes(id)", arg=item, timeout=15_000)
     page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
-    page.wait_for_timeout(300)
+    settled(page)
     page.screenshot(path=str(docs / "guide.png"), full_page=False)
     share_block = page.locator("[data-testid='stCode']").filter(has_text="done=vllm-version,prerequisites").first
     share_block.wait_for(timeout=15_000)
@@ -131,24 +134,24 @@ def _diagnosed(browser, server, paste: str, width: int = 1280):
     page.goto(server + "/", wait_until="networkidle")
     page.get_by_label("Error or log").fill(paste)
     page.get_by_role("button", name="Find the guide").click()
-    page.locator("[data-testid='stButton']").filter(has_text="Open guide").first.wait_for(timeout=30_000)
+    _results_drawn(page)
     return page
+
+
+# The diagnose page draws this after its last card (components/diagnose.py).
+RESULTS_END = ".st-key-results_end"
+
+
+def _results_drawn(page) -> None:
+    page.locator(RESULTS_END).wait_for(state="attached", timeout=30_000)
 
 
 def _results(page) -> list[str]:
     """The ranked guides' ids, in order: each card's "Open guide" button has the key open:<id>.
-    Read once the cards have stopped coming (Streamlit draws them one after the other)."""
-    def ids() -> list[str]:
-        classes = page.locator("[class*='st-key-open']").evaluate_all("els => els.map(e => e.className)")
-        return [re.search(r"st-key-open-(\S+)", c).group(1) for c in classes]  # Streamlit writes ":" as "-"
-    seen, deadline = ids(), time.time() + 30
-    while time.time() < deadline:
-        page.wait_for_timeout(700)
-        now = ids()
-        if now == seen and now:
-            return now
-        seen = now
-    return seen
+    Read once the page's end-of-results marker is drawn: Streamlit draws the cards one after the other."""
+    _results_drawn(page)
+    classes = page.locator("[class*='st-key-open']").evaluate_all("els => els.map(e => e.className)")
+    return [re.search(r"st-key-open-(\S+)", c).group(1) for c in classes]  # Streamlit writes ":" as "-"
 
 
 def test_back_navigation_keeps_the_paste_and_the_results(server, browser):
@@ -166,10 +169,12 @@ def test_back_navigation_keeps_the_paste_and_the_results(server, browser):
         page.get_by_role("heading", name=re.compile("WorkerProc initialization failed")).wait_for(timeout=30_000)
         page.get_by_text("Why this guide matched your paste").wait_for(timeout=15_000)
         assert f"guide={WRAPPER}" in page.url
+        # The guide's run is over when the results' elements, marker included, are gone: the
+        # marker seen after going back is then the new run's.
+        page.locator(RESULTS_END).wait_for(state="detached", timeout=30_000)
         go_back()
         page.get_by_role("heading", name="Diagnose").wait_for(timeout=30_000)
         page.wait_for_function("!location.search.includes('guide=')", timeout=15_000)
-        page.locator("[data-testid='stButton']").filter(has_text="Open guide").first.wait_for(timeout=30_000)
         assert page.get_by_label("Error or log").input_value() == paste, way
         assert _results(page) == ranked, way
     assert "paste" not in page.url

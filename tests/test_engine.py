@@ -1,6 +1,6 @@
 """Matching on realistic pastes: seeds inside vLLM logs, root vs cascade, generic vs specific."""
-from kb.engine.match import explain_notes, match
 from kb.diagnosis import as_json, diagnose
+from kb.engine.match import explain_notes, match
 from tests.conftest import read
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"

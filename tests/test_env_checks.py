@@ -3,7 +3,6 @@ import json
 import subprocess
 import sys
 
-
 from kb.engine.envfit import apply_env, parse_env
 from kb.engine.match import match
 from tests.conftest import DATA, ROOT, read

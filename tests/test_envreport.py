@@ -11,8 +11,8 @@ import pytest
 
 from kb.env import reports as er
 from kb.env.conditions import CheckOutcome, cuda_version, evaluate, fit, satisfies
-from kb.env.reports import EnvRecord, parse_report
 from kb.env.gpus import compute_capability
+from kb.env.reports import EnvRecord, parse_report
 from schema.models import AppliesTo, ComponentRange, Condition, Hardware
 
 DATA = Path(__file__).parent / "data" / "env"

@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from kb.engine.cache import files_cache, load_index_cached, rebuild
+from kb.engine.cache import load_index_cached, rebuild
 from kb.engine.index import load_index
 from tests.conftest import ROOT
 

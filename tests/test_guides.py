@@ -3,10 +3,10 @@ import json
 
 import pytest
 
-from kb.guides.load import GUIDES_DIR, guide_files
+from kb.authoring.validate import validate
 from kb.engine.match import match
 from kb.engine.tiers import ADDRESSING, SCOPE_TIER
-from kb.authoring.validate import validate
+from kb.guides.load import GUIDES_DIR, guide_files
 from tests.conftest import DATA
 
 FILES = guide_files(GUIDES_DIR)
@@ -39,8 +39,9 @@ def test_no_raw_error_is_matched_first_by_another_guide(index, gid, tier, text):
 
 
 def _prose(obj, path=""):
-    from schema.models import L10n
     from pydantic import BaseModel
+
+    from schema.models import L10n
     if isinstance(obj, L10n):
         yield path, obj
     elif isinstance(obj, BaseModel):

@@ -146,8 +146,8 @@ def test_deep_chains_find_every_exception(index):
 
 
 def test_hostile_paste_skeleton_and_signature_are_bounded():
-    from kb.feedback.signature import error_signature
     from kb.authoring.skeleton import skeleton
+    from kb.feedback.signature import error_signature
     paste = parse("ValueError: the same line\n" * 150_000 + "".join(f"KeyError: 'k{i}'\n" for i in range(5000)))
     assert "ValueError: the same line" in error_signature(paste)
     assert "ValueError: the same line" in skeleton(paste)

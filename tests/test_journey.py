@@ -2,8 +2,8 @@
 nothing lost on the way; the links that lead there."""
 from __future__ import annotations
 
-from tests.test_app import app, matched_rows, no_crash, texts
 from tests.conftest import read
+from tests.test_app import app, matched_rows, no_crash, texts
 
 SEED1 = "vllm-dsv41-sm120-no-common-block-size"
 WRAPPER = "vllm-workerproc-initialization-failed"

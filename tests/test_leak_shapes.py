@@ -23,7 +23,6 @@ from tests.planted_secrets import KINDS
 from tests.planted_shapes import SHAPES, shaped
 from tests.test_leaks import PART
 
-
 _B64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
 
 

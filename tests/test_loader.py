@@ -35,7 +35,7 @@ def problems_for(kb_dir):
 def test_wrong_type_names_file_line_and_field(kb_dir):
     write(kb_dir, "broken-status.yaml", variant("id: vllm-dsv41-sm120-no-common-block-size", "id: broken-status").replace("status: unresolved", "status: maybe"))
     loaded, probs = problems_for(kb_dir)
-    line = next(i for i, l in enumerate((kb_dir / "vllm" / "broken-status.yaml").read_text().splitlines(), 1) if l.startswith("status:"))
+    line = next(i for i, text in enumerate((kb_dir / "vllm" / "broken-status.yaml").read_text().splitlines(), 1) if text.startswith("status:"))
     assert any(p.startswith(f"vllm/broken-status.yaml:{line}: status:") for p in probs), probs
     assert [g.id for g in loaded.guides] == [GOOD.stem]  # the good guide is still served
 

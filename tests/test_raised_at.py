@@ -74,7 +74,8 @@ def test_unreadable_formats_are_refused(fmt, style):
 
 
 def test_cli_prints_the_template_and_refuses_a_format_without_anchor():
-    run = lambda *a: subprocess.run([sys.executable, "-m", "kb", "template-from-format", *a], cwd=ROOT, capture_output=True, text=True)
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "kb", "template-from-format", *a], cwd=ROOT, capture_output=True, text=True)
     ok = run("No common block size for {block_size}", "--type", "block_size=int")
     assert ok.returncode == 0 and ok.stdout.strip() == "No common block size for {int}"
     bad = run("%s: %d", "--style", "printf")

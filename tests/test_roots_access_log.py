@@ -3,9 +3,8 @@ the paste holds nothing else, and the guide that matched only it is not the answ
 wrapper (an EngineCore traceback, an exception) is there."""
 import pytest
 
-from kb.engine.tiers import SCOPE_TIER
-
 from kb.engine.match import match
+from kb.engine.tiers import SCOPE_TIER
 from tests.roots_data import paste
 
 CASES = [

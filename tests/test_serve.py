@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import jsonschema
 import pytest
@@ -163,7 +163,7 @@ def test_hostile_text_is_answered(server):
     assert got["matches"][0]["id"] == "cuda-illegal-memory-access"
 
 
-def _raw(port: int, head: bytes, parts: Iterator[bytes] = iter(())) -> bytes:
+def _raw(port: int, head: bytes, parts: Iterable[bytes] = ()) -> bytes:
     """What the server answers to a request written by hand; the body may be left unfinished."""
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
         sock.sendall(head)

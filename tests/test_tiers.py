@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from kb.engine.match import match
 from kb.diagnosis import as_json, diagnose
+from kb.engine.match import match
 from kb.engine.tiers import ADDRESSING, ANSWERING, SCOPE_TIER, TIERS, rank, tier
 from kb.guides.load import load_guides
 from tests.conftest import DATA, read

@@ -8,9 +8,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from kb.engine.completeness import cut_notes
-from kb.text import CUT as MESSAGES, say as word
 from kb.engine.parse import parse
 from kb.engine.upstream import PROJECTS, issue_search_url, project_of, root_error_line, search_terms
+from kb.text import CUT as MESSAGES
+from kb.text import say as word
 from tests.conftest import DATA, read
 
 
@@ -99,7 +100,7 @@ def test_a_real_paste_that_ends_mid_line():
 
 
 def test_cut_notes_are_worded_in_both_languages():
-    for code, (en, zh) in MESSAGES.items():
+    for en, zh in MESSAGES.values():
         assert en and zh
     assert "line 7" in word("traceback_cut", "en", line=7) and "第 7 行" in word("traceback_cut", "zh", line=7)
 

@@ -10,6 +10,7 @@ import json
 import re
 
 from kb import ROOT
+
 SCHEMA = ROOT / "schema" / "guide.schema.json"
 README = ROOT / "README.md"
 _CLI = re.compile(r"(<!-- cli-help:start -->\n).*?(<!-- cli-help:end -->)", re.S)
@@ -26,7 +27,8 @@ def cli_help(parser: argparse.ArgumentParser) -> str:
     """The help of `parser` and of each sub-command; the CLI passes its own parser in, so
     that this module does not depend on the CLI."""
     parts = [parser.format_help()]
-    for name, sp in parser._subparsers._group_actions[0].choices.items():
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for sp in commands.choices.values():
         parts.append(sp.format_help())
     return "```text\n" + "\n".join(p.rstrip() + "\n" for p in parts) + "```\n"
 

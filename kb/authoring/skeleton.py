@@ -10,8 +10,8 @@ import json
 
 from kb.engine.parse import MAX_DISTINCT_ERRORS, Paste
 from kb.engine.roots import RootError, root_error
-from kb.feedback.redact import known_in, redact
 from kb.engine.signature import TemplateError, compile_template, propose_template
+from kb.feedback.redact import known_in, redact
 
 
 def _q(s: str) -> str:

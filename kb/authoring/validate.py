@@ -13,16 +13,16 @@ from collections import defaultdict
 import re2
 
 from kb import ROOT
-from kb.engine.index import Index, Pattern
-from kb.engine.signature import TemplateError, compile_template
 from kb.authoring.evidence import evidence_problems
-from kb.authoring.raw_title import raw_title_problems
 from kb.authoring.raised import raised_problems
+from kb.authoring.raw_title import raw_title_problems
 from kb.authoring.typography import typography_problems
+from kb.engine.index import Index, Pattern
+from kb.engine.match import match
+from kb.engine.signature import TemplateError, compile_template
+from kb.engine.tiers import SCOPE_TIER
 from kb.engine.values import check_test, names_in
 from kb.guides.load import Problem
-from kb.engine.match import match
-from kb.engine.tiers import SCOPE_TIER
 from schema.models import Guide
 
 

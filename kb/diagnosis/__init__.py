@@ -22,7 +22,8 @@ from kb.diagnosis.reports import Found, Lookup, configured_lookup, look_up
 from kb.diagnosis.rows import matched_rows
 from kb.diagnosis.search import filter_guides, gpu_in_query, search_guides
 from kb.engine.index import Index
-from kb.engine.input import Decoded, decode_log as read_log
+from kb.engine.input import Decoded
+from kb.engine.input import decode_log as read_log
 from kb.engine.tiers import TIERS, Tier
 
 __all__ = ["TIERS", "Cause", "Check", "Decoded", "Diagnosis", "Environment", "Fit", "Found", "GuideResult", "Index", "Lookup",

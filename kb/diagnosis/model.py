@@ -110,7 +110,7 @@ class GuideResult:
     causes: list[Cause]
     fit: list[Fit]  # the report against the guide's applies_to
     checks: dict[str, Check]  # the guide's environment checks on the report (none without a report)
-    signature: dict[str, str] | None  # {id, kind, pattern} of what matched
+    signature: dict[str, str | None] | None  # {id, kind, pattern} of what matched
     lines: list[dict[str, Any]]  # the matched spans: {line, text, start, end, prefix}
     occurrences: int
     context: list[dict[str, Any]]  # the signature's required context, found or not

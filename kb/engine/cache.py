@@ -21,11 +21,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from kb import ROOT, config
 from kb.engine.filecache import GuideFileCache
 from kb.engine.index import Index, load_index
 from kb.guides.load import GUIDES_DIR
 
-from kb import ROOT, config
 CACHE_DIR = ROOT / ".kb-cache"
 MAGIC = b"kb-index-cache\n"
 # The code whose change can change what is built: the engine (patterns, references for the

@@ -10,9 +10,9 @@ lower within their tier, guides it fits higher, each saying why.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import re2
-from typing import TYPE_CHECKING
 
 from kb import config
 from kb.engine.results import Match

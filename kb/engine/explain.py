@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from kb.engine.index import Index
 from kb.engine.match import explain_notes, match
-from kb.engine.verify import candidates, verify
 from kb.engine.parse import parse
+from kb.engine.verify import candidates, verify
 
 
 def explain(index: Index, gid: str, text: str, lang: str = "en") -> str:

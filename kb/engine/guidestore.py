@@ -30,7 +30,7 @@ def guide_meta(g: Guide) -> GuideMeta:
                      g.title.en or g.title.zh or g.id, g.title.zh or g.title.en or g.id, search)
 
 
-class GuideStore(Mapping):
+class GuideStore(Mapping[str, Guide]):
     """The served guides by id: a read-only mapping in load order.
 
     A guide that comes from the on-disk index cache (kb/engine/cache.py) or from a worker process
@@ -57,7 +57,9 @@ class GuideStore(Mapping):
     def __getitem__(self, gid: str) -> Guide:
         g = self._guides.get(gid)
         if g is None:
-            g = self._guides[gid] = decode_guide(self._blobs[gid])
+            blob = self._blobs[gid]
+            assert blob is not None, gid  # None only while the decoded guide is kept, and it is not
+            g = self._guides[gid] = decode_guide(blob)
         return g
 
     def __contains__(self, gid: object) -> bool:

@@ -15,11 +15,11 @@ import ahocorasick
 import re2
 
 from kb.engine.guidestore import GuideMeta, GuideStore, encode_guide, guide_meta  # noqa: F401 (re-exported)
-from kb.guides.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
 from kb.engine.likely import Ref, guide_refs, guide_shingles
 from kb.engine.postings import Postings
 from kb.engine.signature import Compiled, TemplateError, compile_regex, compile_template
 from kb.engine.textsim import boilerplate, weight, words
+from kb.guides.load import GUIDES_DIR, Loaded, Problem, check_guides, guide_files, load_guides, read_many
 from schema.models import Guide
 
 if TYPE_CHECKING:
@@ -250,9 +250,9 @@ def _reuse(files: list[Path], base: Path, files_cache: "GuideFileCache") -> list
     from kb.engine.filecache import file_sig
     names = [str(f) for f in files]
     sigs = [file_sig(n) for n in names]
-    results = [files_cache.get(n, sig) for n, sig in zip(names, sigs)]
+    results = [files_cache.get(n, sig) for n, sig in zip(names, sigs, strict=False)]
     todo = [i for i, r in enumerate(results) if r is None]
-    for i, r in zip(todo, read_many([files[i] for i in todo], base, _light)):
+    for i, r in zip(todo, read_many([files[i] for i in todo], base, _light), strict=False):
         results[i] = r
     files_cache.replace({names[i]: (sigs[i], results[i]) for i in todo}, set(names))
     return results

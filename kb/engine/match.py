@@ -28,11 +28,11 @@ from kb.engine.parse import Paste, parse
 from kb.engine.reasons import word
 from kb.engine.results import ContextHit, Hit, Match, Result
 from kb.engine.roots import RootError, answering_wrappers, quiet, root_error
-from kb.engine.wrappers import command_line
 from kb.engine.similar import similar
 from kb.engine.tiers import ANSWERING, TIERS
 from kb.engine.values import capture, cause_fits
 from kb.engine.verify import Evidence, Span, candidates, verify
+from kb.engine.wrappers import command_line
 from kb.env.record import EnvRecord
 
 MAX_SIMILAR = 3

@@ -8,17 +8,17 @@ line number so that explanations can point at what the person pasted.
 from __future__ import annotations
 
 import re
-
-import re2
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
 
+import re2
+
 from kb import config
 from kb.engine.signature import normalise_text
-from kb.engine.wraps import joined
 from kb.engine.tracebacks import _ERRORISH, FRAME_ANYWHERE, ErrorLine, Line, find_errors, package_of  # noqa: F401 (re-exported)
+from kb.engine.wraps import joined
 
 # Above the cut-off for one paste the head and the tail are analysed: the error is usually
 # at the end, and the command line and versions at the start.

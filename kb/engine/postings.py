@@ -84,7 +84,7 @@ class Postings:
         """For each guide of `gids`, which of `terms` it holds: one look-up per term, not per pair."""
         out: dict[str, set[str]] = {g: set() for g in gids}
         pos = [self.position(g) for g in gids]
-        known = [(g, d) for g, d in zip(gids, pos) if d is not None]
+        known = [(g, d) for g, d in zip(gids, pos, strict=False) if d is not None]
         if not known:
             return out
         cand = np.asarray([d for _, d in known], dtype=np.int32)
@@ -95,7 +95,7 @@ class Postings:
             docs, _ = self._slice(t)
             i = np.searchsorted(docs, cand)
             i[i >= len(docs)] = 0
-            for (g, _), hit in zip(known, (docs[i] == cand).tolist()):
+            for (g, _), hit in zip(known, (docs[i] == cand).tolist(), strict=False):
                 if hit:
                     out[g].add(term)
         return out
@@ -105,13 +105,13 @@ class Postings:
         if t is None:
             return None
         a, b = self.offsets[t], self.offsets[t + 1]
-        return [(self.ids[d], int(f)) for d, f in zip(self.docs[a:b].tolist(), self.tfs[a:b].tolist())]
+        return [(self.ids[d], int(f)) for d, f in zip(self.docs[a:b].tolist(), self.tfs[a:b].tolist(), strict=False)]
 
     def as_dict(self) -> dict[str, list[tuple[str, int]]]:
         return {term: self.plist(term) for term in self.terms}
 
     def doc_len(self) -> dict[str, int]:
-        return dict(zip(self.ids, self.lens.tolist()))
+        return dict(zip(self.ids, self.lens.tolist(), strict=False))
 
     # -- search ----------------------------------------------------------------------------
 

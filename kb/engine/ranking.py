@@ -88,6 +88,7 @@ def _short(text: str) -> str:
 
 
 def _span_text(paste: Paste, m: Match) -> str:
+    assert m.evidence is not None  # only results that matched a line are quoted
     s = m.evidence.spans[0]
     return _short(paste.lines[s.line].text[s.start:s.end].strip() or paste.lines[s.line].text.strip())
 
@@ -122,6 +123,7 @@ def _record(m: Match, paste: Paste) -> None:
     ev = m.evidence
     if m.likely is not None:
         lk = m.likely
+        assert ev is not None  # a likely result points at the root error's line
         m.notes.append(("likely", {**_line(paste, ev.spans[0].line), "score": round(lk.score), "theirs": _short(lk.ref.text),
                                    "pattern": lk.ref.text}))
         if lk.missing or lk.extra:
@@ -131,7 +133,7 @@ def _record(m: Match, paste: Paste) -> None:
         return
     if ev is not None and ev.pattern is None:
         return  # offered for what the paste lacks (kb.engine.match.ROOT_MISSING): its note says why
-    if ev is not None:
+    if ev is not None and ev.pattern is not None:
         m.notes.append(("verified", {"line": paste.lines[ev.spans[0].line].no, "text": _span_text(paste, m),
                                      "sig": m.signature, "pattern": ev.pattern.source}))
         if ev.occurrences > 1:

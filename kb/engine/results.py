@@ -16,6 +16,7 @@ from kb.engine.triage import Triage
 from kb.engine.verify import Evidence, Span
 from kb.env.conditions import FitNote
 from kb.env.record import EnvRecord
+from schema.prose import L10n
 
 __all__ = ["CauseFit", "ContextHit", "Evidence", "Hit", "Match", "Result", "Span", "Value"]
 
@@ -47,7 +48,7 @@ class ContextHit:
     evidence: Evidence | None  # the line that holds it (pattern, module)
     found: bool
     detail: str | None = None  # what was found, in words (the module's file, the report's value)
-    why: object | None = None  # the context's L10n `why`, shown when it is missing
+    why: L10n | None = None  # the context's L10n `why`, shown when it is missing
     literal_chars: int = 0
 
 

@@ -14,13 +14,12 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Iterator
-
-import re2
 from dataclasses import dataclass
 
+import re2
+
 from kb.engine.parse import Paste
-from kb.engine.wrappers import (INLINE, TYPED, WRAPPERS, _WRAPPERS_ALL, access_log, answering_wrappers,  # noqa: F401 (re-exported)
-                                cut_wrapper, first_unlogged, wrapped)
+from kb.engine.wrappers import _WRAPPERS_ALL, INLINE, TYPED, WRAPPERS, access_log, answering_wrappers, cut_wrapper, first_unlogged, wrapped  # noqa: F401 (re-exported)
 
 # Errors that are not Python exceptions: native messages, compilers, the kernel.
 NATIVE = re.compile(
@@ -226,8 +225,8 @@ def _wrapper_only_lines(paste: Paste) -> list[Event]:
     """Wrapper lines that are neither Python exceptions nor native errors (torchrun's summary table)."""
     lines = (i for m in _WRAPPERS_ALL.finditer(paste.text)
              if len(paste.lines[i := paste.line_at(max(m.start(), m.end() - 1))].text) < 4000)
-    i = first_unlogged(paste, lines)
-    return [] if i is None else [Event(i, None, paste.lines[i].text.strip(), (), i, i + 1, True)]
+    first = first_unlogged(paste, lines)
+    return [] if first is None else [Event(first, None, paste.lines[first].text.strip(), (), first, first + 1, True)]
 
 
 def _is_source_line(paste: Paste, i: int) -> bool:

@@ -89,7 +89,7 @@ def _split(template: str):
             yield ("brace", tok[0])  # an escaped brace: literal, never a stray one
         elif m.group(1) is not None:
             if m.group(1) not in PLACEHOLDERS:
-                raise TemplateError(f"unknown placeholder {{{m.group(1)}}}; known: " + ", ".join("{%s}" % k for k in PLACEHOLDERS))
+                raise TemplateError(f"unknown placeholder {{{m.group(1)}}}; known: " + ", ".join(f"{{{k}}}" for k in PLACEHOLDERS))
             yield ("ph", m.group(1), m.group(2))
         else:
             yield ("ws", "\n" if "\n" in tok else " ")

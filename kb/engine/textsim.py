@@ -104,5 +104,5 @@ def strip_boilerplate(masked: str, common: frozenset[str]) -> str:
         for i in range(len(w) - SHINGLE + 1):
             if " ".join(w[i:i + SHINGLE]) in common:
                 keep[i:i + SHINGLE] = [False] * SHINGLE
-        w = [x for x, k in zip(w, keep) if k]
+        w = [x for x, k in zip(w, keep, strict=True) if k]
     return " ".join(w)

@@ -15,7 +15,8 @@ class Line(NamedTuple):  # a NamedTuple: a million-line paste builds a million o
 
 
 class ErrorLine(NamedTuple):  # a NamedTuple too: a paste may hold 200,000 exception lines
-    index: int  # index into Paste.lines
+    # (mypy: the field shadows tuple.index, a method nothing here calls; the name is used everywhere)
+    index: int  # type: ignore[assignment]  # index into Paste.lines
     exc_type: str | None
     message: str
     frames: tuple[tuple[str, str], ...] = ()  # (file name, function), innermost last

@@ -121,7 +121,7 @@ def wrapped(line: str, colon_end: int | None) -> tuple[str, str | None] | None:
         return inner, typed.group(1) if typed else None
     inline = INLINE.search(text)
     typed = TYPED.match(text[inline.end():]) if inline else None
-    if typed:
+    if typed and inline:
         return text[inline.end():], typed.group(1)
     said = said_after(line[colon_end:]) if colon_end is not None else None
     if said:

@@ -20,6 +20,7 @@ pasted, and match on their own as before).
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from kb.engine.tracebacks import _ERRORISH
 
@@ -70,7 +71,7 @@ def _fixed_width(raws: list[str], bodies: list[int], texts: list[str], k: int, o
     width = max(length.values())
     if sum(1 for j in block[:-1] if length[j] >= width - 3) < 2:
         return
-    for a, b in zip(block, block[1:]):
+    for a, b in pairwise(block):
         if length[a] + 1 + _first_word(texts[b]) <= width:
             break
         out[a] = b

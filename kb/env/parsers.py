@@ -5,9 +5,23 @@ import re
 
 from kb.env.gpus import compute_capability
 from kb.env.record import (
-    KIND_LSB_RELEASE, KIND_NVCC, KIND_NVIDIA_SMI, KIND_NVIDIA_SMI_CSV, KIND_NVIDIA_SMI_LIST, KIND_PIP_FREEZE,
-    KIND_PIP_LIST, KIND_PYTHON, KIND_TORCH_COLLECT_ENV, KIND_UNAME, KIND_VLLM_COLLECT_ENV, Found, Gpu,
-    first_version, field_value, clean_lines, normalise_package,
+    KIND_LSB_RELEASE,
+    KIND_NVCC,
+    KIND_NVIDIA_SMI,
+    KIND_NVIDIA_SMI_CSV,
+    KIND_NVIDIA_SMI_LIST,
+    KIND_PIP_FREEZE,
+    KIND_PIP_LIST,
+    KIND_PYTHON,
+    KIND_TORCH_COLLECT_ENV,
+    KIND_UNAME,
+    KIND_VLLM_COLLECT_ENV,
+    Found,
+    Gpu,
+    clean_lines,
+    field_value,
+    first_version,
+    normalise_package,
 )
 
 _KEY_VALUE = re.compile(r"^([A-Za-z][\w ./()-]*?)\s*:\s*(.*)$")
@@ -198,7 +212,7 @@ def parse_nvidia_smi_csv(text: str) -> Found:
             values = _csv_fields(row)
             if len(values) != len(header):
                 break
-            rows.append(dict(zip(header, values)))
+            rows.append(dict(zip(header, values, strict=True)))
         if rows:
             return _csv_found(rows)
     return {}

@@ -8,15 +8,35 @@ runs them all and merges what they found into one `EnvRecord`.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kb.env.parsers import (
-    parse_collect_env, parse_lsb_release, parse_nvcc, parse_nvidia_smi, parse_nvidia_smi_csv, parse_nvidia_smi_list,
-    parse_pip_freeze, parse_pip_list, parse_python_version, parse_uname,
+    parse_collect_env,
+    parse_lsb_release,
+    parse_nvcc,
+    parse_nvidia_smi,
+    parse_nvidia_smi_csv,
+    parse_nvidia_smi_list,
+    parse_pip_freeze,
+    parse_pip_list,
+    parse_python_version,
+    parse_uname,
 )
 from kb.env.record import (  # noqa: F401  (re-exported: callers name report kinds through this module)
-    KIND_LSB_RELEASE, KIND_NVCC, KIND_NVIDIA_SMI, KIND_NVIDIA_SMI_CSV, KIND_NVIDIA_SMI_LIST, KIND_PIP_FREEZE,
-    KIND_PIP_LIST, KIND_PYTHON, KIND_TORCH_COLLECT_ENV, KIND_UNAME, KIND_VLLM_COLLECT_ENV, EnvRecord, Found,
+    KIND_LSB_RELEASE,
+    KIND_NVCC,
+    KIND_NVIDIA_SMI,
+    KIND_NVIDIA_SMI_CSV,
+    KIND_NVIDIA_SMI_LIST,
+    KIND_PIP_FREEZE,
+    KIND_PIP_LIST,
+    KIND_PYTHON,
+    KIND_TORCH_COLLECT_ENV,
+    KIND_UNAME,
+    KIND_VLLM_COLLECT_ENV,
+    EnvRecord,
+    Found,
     normalise_package,
 )
 

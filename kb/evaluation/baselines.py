@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from kb.engine.index import Index, tokens
 from kb.engine.parse import last_error_line, parse
 
+
 def strings_in(value) -> list[str]:
     """Every string in a nested structure of dicts, lists and tuples (a guide's dumped fields)."""
     if isinstance(value, str):
@@ -40,7 +41,7 @@ class BM25:
                 self.postings[t].append(gid)
 
     def search(self, query: str, k: int = 10) -> list[str]:
-        scores: Counter = Counter()
+        scores: dict[str, float] = defaultdict(float)
         for t in set(tokens(query)):
             for gid in self.postings.get(t, ()):
                 tf = self.tf[gid][t]

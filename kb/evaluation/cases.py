@@ -226,7 +226,7 @@ def _variant(kind: str, case: Case) -> str | None:
         streams = [[f"[rank{r}]: {ln}" for ln in lines] for r in range(8)]
         pos = [0] * 8
         out = []
-        while any(p < len(s) for p, s in zip(pos, streams)):
+        while any(p < len(s) for p, s in zip(pos, streams, strict=True)):
             r = rng.choice([r for r in range(8) if pos[r] < len(streams[r])])
             out.append(streams[r][pos[r]])
             pos[r] += 1

@@ -6,7 +6,7 @@ Timings are left out here: they depend on the machine (bench/ measures them).
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from kb import ROOT
 from kb.authoring.readme_blocks import block, pct, result_file, table
@@ -27,7 +27,7 @@ VARIANT_NAMES = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def report(cases: str, with_variants: bool) -> dict:
     """`kb eval` (`KB_EVAL_VARIANTS=0` when not with_variants) on the served guides."""
     written = read_cases(ROOT / cases)
@@ -117,7 +117,7 @@ def labelled(folder: str, answers: bool, families: str = FAMILIES) -> dict:
     return _labelled(folder, answers, families)  # one cache entry per set, with the default named or not
 
 
-@lru_cache(maxsize=None)
+@cache
 def _labelled(folder: str, answers: bool, families: str) -> dict:
     from kb.evaluation.evaluate import read_answers
     from kb.evaluation.scoring import METHODS as ALL

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from kb.engine.index import Index
 from kb.engine.match import match
 from kb.engine.parse import last_error_line, parse
-from kb.evaluation.baselines import BM25, ExactLastLine
 from kb.engine.tiers import ADDRESSING, ANSWERING  # noqa: F401 (ANSWERING re-exported)
+from kb.evaluation.baselines import BM25, ExactLastLine
 from kb.evaluation.cases import VARIANTS, Case
 
 METHODS = ("matcher", "bm25", "exact")
@@ -137,7 +137,12 @@ def run_method(name: str, index: Index, cases: list[Case], bm25: BM25 | None = N
             ranked = [(m.guide_id, m.confidence) for m in match(index, c.text).matches]
         else:
             # A search box and an exact search present every hit as the answer.
-            hits = bm25.search(last_error_line(parse(c.text)) or "") if name == "bm25" else exact.search(c.text)
+            if name == "bm25":
+                assert bm25 is not None, "run_method('bm25') needs the BM25 index"
+                hits = bm25.search(last_error_line(parse(c.text)) or "")
+            else:
+                assert exact is not None, "run_method('exact') needs the exact-line index"
+                hits = exact.search(c.text)
             ranked = [(g, "match") for g in hits]
         out.append(Outcome(c, ranked, (time.perf_counter() - t0) * 1000))
     return out
@@ -165,7 +170,7 @@ def labelled_entry(outcomes: list[Outcome], top_families: int = 15) -> dict:
         sel = [o for o in outcomes if split == "all" or o.case.split == split]
         n = len(sel)
         covered = sum(o.case.expect is not None for o in sel)
-        rate = (lambda a: round(a / n, 4)) if n else (lambda a: None)
+        rate = (lambda a, n=n: round(a / n, 4)) if n else (lambda a: None)
         uncovered = Counter(o.case.family or "(no error in the paste)" for o in sel if o.case.expect is None)
         counted = tally(sel)
         out[split] = {"cases": n, "coverage": rate(covered), "right_first": rate(sum(o.right for o in sel)),

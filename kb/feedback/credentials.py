@@ -13,6 +13,7 @@ look-behind on the class it then repeats, and repetitions never overlap one anot
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from detect_secrets.plugins.keyword import DENYLIST as _SCANNER_KEYWORDS
 
@@ -108,7 +109,7 @@ def _cookie(m: re.Match[str]) -> str:
 
 
 # --- Command lines that carry a credential -------------------------------------------------------------
-COMMAND_RULES: tuple[tuple[re.Pattern[str], object, tuple[str, ...]], ...] = (
+COMMAND_RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str], tuple[str, ...]], ...] = (
     (_COOKIE, _cookie, ("cookie", "-b ")),
     # curl -u user:pass, --user user:pass, --proxy-user user:pass (a value without ":" is a user name).
     (re.compile(r"(?<![\w-])(-u|--user|--proxy-user)([ \t]+|=)?([\"']?)[^\s\"':]+:[^\s\"']+"), r"\1\2\3<redacted>",

@@ -20,6 +20,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from kb.feedback.migrate import MigrationFailed
 from kb.feedback.tables import unmatched
 
+
 class _SetupError(SQLAlchemyError):
     """A database this module cannot set up; its message is already the reason to show."""
 

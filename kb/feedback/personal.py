@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 
 __all__ = ["EMAIL", "HOSTS", "IPV4", "IPV6", "IP_HOSTNAME", "POSIX_HOME", "USER_AT_HOST", "USER_SETTING",
            "WINDOWS_HOME", "TILDE_HOME", "home", "host_setting", "ipv4", "ipv6", "user_at_host", "user_setting"]
@@ -118,7 +119,7 @@ def host_setting(m: re.Match[str]) -> str:
     return m.string[m.start() : m.start("host")] + "<host>"
 
 
-HOSTS: tuple[tuple[re.Pattern[str], object, tuple[str, ...]], ...] = (
+HOSTS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str], tuple[str, ...]], ...] = (
     # host=…, hostname: …, MASTER_ADDR=…, node_name=…, --master-addr …, "connect to host …"
     (re.compile(r"(?ai)(?<![A-Za-z0-9_.-])(?:--)?(?:host(?:[_-]?name)?|master[_-]addr(?:ess)?|node[_-]?name|nodelist"
                 r"|server[_-]?name|hostaddr)(?:[\"']?[ \t]*[:=][ \t]*[\"']?|(?P<spaced>[ \t]+))(?P<host>" + _HOSTNAME

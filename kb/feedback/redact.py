@@ -56,7 +56,8 @@ def removed(old: str, new: str) -> list[Found]:
     marks = _PLACEHOLDER.findall(new)
     if not marks or not old.startswith(pieces[0]) or not old.endswith(pieces[-1]):
         return []
-    out, pos = [], len(pieces[0])
+    out: list[Found] = []
+    pos = len(pieces[0])
     for i, mark in enumerate(marks):
         nxt = pieces[i + 1]
         end = len(old) - len(nxt) if i == len(marks) - 1 else old.find(nxt, pos) if nxt else pos
@@ -68,15 +69,13 @@ def removed(old: str, new: str) -> list[Found]:
     return out
 
 
-def _sub(pattern: re.Pattern[str], replacement: object, *hints: str) -> _Step:
-    template = replacement if isinstance(replacement, str) else None
-
+def _sub(pattern: re.Pattern[str], replacement: str | Callable[[re.Match[str]], str], *hints: str) -> _Step:
     def apply(text: str, record: list[Found] | None) -> str:
         if record is None:
-            return pattern.sub(replacement, text)  # type: ignore[arg-type]
+            return pattern.sub(replacement, text)
 
         def one(m: re.Match[str]) -> str:
-            new = m.expand(template) if template is not None else replacement(m)  # type: ignore[operator]
+            new = m.expand(replacement) if isinstance(replacement, str) else replacement(m)
             if new != m.group(0):
                 record.extend(removed(m.group(0), new))
             return new

@@ -22,6 +22,7 @@ import functools
 import math
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import NamedTuple
 
 import re2
@@ -63,7 +64,7 @@ def _as_re2(pattern: re.Pattern[str], source: str | None = None) -> object | Non
     source = pattern.pattern if source is None else source
     if _NOT_RE2.search(source):
         return None
-    source = re.sub(r"\{(\d+),(\d+)\}", lambda m: "{%s,%d}" % (m.group(1), min(int(m.group(2)), _RE2_MAX_REPEAT)),
+    source = re.sub(r"\{(\d+),(\d+)\}", lambda m: f"{{{m.group(1)},{min(int(m.group(2)), _RE2_MAX_REPEAT)}}}",
                     source)
     if pattern.flags & re.VERBOSE:
         if "#" in source:
@@ -80,10 +81,12 @@ def _as_re2(pattern: re.Pattern[str], source: str | None = None) -> object | Non
 @functools.cache
 def _detectors() -> tuple[_Detector, ...]:
     out: list[_Detector] = []
-    for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
+    plugins: dict[str, type] = get_mapping_from_secret_type_to_class()
+    for secret_type, cls in sorted(plugins.items()):
         if cls.__name__ in _SKIPPED or not issubclass(cls, RegexBasedDetector):
             continue
-        for pattern in cls.denylist:
+        # Each detector sets `denylist` as a class attribute; the base class declares a property.
+        for pattern in cls.denylist:  # type: ignore[attr-defined]
             linear = _as_re2(pattern)
             # Without its look-around an expression matches more, never less: where that finds
             # nothing, the exact (Python) expression cannot find anything either.
@@ -143,9 +146,11 @@ def _found(text: str) -> list[tuple[int, int, str]]:
 @functools.cache
 def _entropy_plugins() -> tuple[tuple[object, HighEntropyStringsPlugin], ...]:
     out = []
-    for cls in get_mapping_from_secret_type_to_class().values():
+    plugins: dict[str, type] = get_mapping_from_secret_type_to_class()
+    for cls in plugins.values():
         if issubclass(cls, HighEntropyStringsPlugin):
-            plugin = cls()
+            # Each subclass (Base64, Hex) fixes charset and limit itself; only the base takes them.
+            plugin = cls()  # type: ignore[call-arg]
             # Their expression, `(['"])([charset]+)(\1)`, with the back-reference spelled out for RE2.
             charset = re.escape(plugin.charset)
             out.append((re2.compile(f"'([{charset}]+)'|\"([{charset}]+)\""), plugin))
@@ -160,7 +165,7 @@ def _high_entropy(text: str) -> Iterator[tuple[int, int, str]]:
             # Short quoted words (ids, names) can score high by chance; secrets are longer.
             if len(value) >= _MIN_ENTROPY_LENGTH and plugin.calculate_shannon_entropy(value) > plugin.entropy_limit:
                 yield m.start(group), m.end(group), "<secret>"
-    for m in _QUOTED_TOKEN.finditer(text):  # type: ignore[attr-defined]
+    for m in _QUOTED_TOKEN.finditer(text):
         group = 1 if m.group(1) is not None else 2
         if random_looking(m.group(group)):
             yield m.start(group), m.end(group), "<secret>"
@@ -188,7 +193,7 @@ def random_looking(value: str) -> bool:
     # Words in it (`Phi3SmallForCausalLM`): runs of three lower-case letters are rare in random text.
     if sum(len(w) for w in _LOWER_RUN.findall(value)) >= 0.4 * len(chars):
         return False
-    switches = sum(_kind(a) != _kind(b) for a, b in zip(chars, chars[1:])) / (len(chars) - 1)
+    switches = sum(_kind(a) != _kind(b) for a, b in pairwise(chars)) / (len(chars) - 1)
     counts: dict[str, int] = {}
     for c in value:
         counts[c] = counts.get(c, 0) + 1

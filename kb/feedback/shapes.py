@@ -23,7 +23,7 @@ from urllib.parse import quote
 import ahocorasick
 
 from kb.engine.upstream import PROJECTS
-from kb.feedback.views import View, views
+from kb.feedback.views import views
 
 __all__ = ["Found", "known_values", "spread"]
 

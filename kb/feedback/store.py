@@ -28,10 +28,10 @@ from kb import config
 from kb.feedback.database import (
     as_date,
     create_db_engine,
+    failure_reason,
     file_identity,
     make_directory,
     normalised_url,
-    failure_reason,
     remove_orphan_sidecars,
     sqlite_file,
     sqlite_url,

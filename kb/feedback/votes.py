@@ -30,7 +30,9 @@ class VotingStore(Store):
             "created_at": datetime.now(UTC),
         }
         with self._guard("feedback") as engine, engine.begin() as conn:
-            return int(conn.execute(feedback.insert().values(**row)).inserted_primary_key[0])
+            key = conn.execute(feedback.insert().values(**row)).inserted_primary_key
+            assert key is not None  # an INSERT of one row has one
+            return int(key[0])
 
     def change_vote(self, row_id: int, helpful: bool | None) -> None:
         """The other thumb was clicked (True / False), or the answer taken back (None: the row goes)."""

@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
-from schema.models import Guide
 from kb import ROOT, config
+from schema.models import Guide
 
+_Base: Any  # libyaml's loader where PyYAML has it (yaml has no type information here)
 try:
     _Base = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
@@ -86,6 +88,8 @@ def _has_alias(text: str) -> yaml.Mark | None:
     return None
 
 
+_rs: Any  # yaml_rs, where it is installed
+_RS_NO_ALIAS: Any
 try:
     import yaml_rs as _rs
     _RS_NO_ALIAS = _rs.AliasLimits(max_alias_expansions_per_anchor=0)
@@ -247,7 +251,7 @@ def check_guides(root: Path, base: Path, files: list[Path], results) -> tuple[li
     paths: dict[str, Path] = {}
     problems: list[Problem] = []
     candidates: dict[str, list[tuple[Path, object]]] = {}
-    for path, (guide, probs) in zip(files, results):
+    for path, (guide, probs) in zip(files, results, strict=True):
         problems.extend(probs)
         if guide is None:
             continue

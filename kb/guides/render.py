@@ -6,7 +6,7 @@ where Markdown would otherwise read it as markup, and every command sits in a fe
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from kb.text import say
 from schema.models import Guide, L10n

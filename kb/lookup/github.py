@@ -187,7 +187,8 @@ def _report(repo: str, item: object) -> Report | None:
     state = item.get("state")
     if url is None or state not in ("open", "closed"):
         return None
-    comments = item.get("comments") if isinstance(item.get("comments"), int) else 0
+    said = item.get("comments")
+    comments = said if isinstance(said, int) else 0
     return Report(repo, item["number"], _plain(item.get("title")), state, url, None, comments,
                   str(item.get("updated_at") or "")[:10])
 
@@ -214,6 +215,6 @@ def from_environment(variables: dict[str, str] | None = None) -> Lookup | None:
     try:
         timeout = float(config.get("KB_GITHUB_TIMEOUT", variables))
     except config.SettingError:
-        timeout = float(config.SETTINGS["KB_GITHUB_TIMEOUT"].default)
+        timeout = float(str(config.SETTINGS["KB_GITHUB_TIMEOUT"].default))
     token = config.get("KB_GITHUB_TOKEN", variables) or None
     return Lookup(api=str(config.get("KB_GITHUB_API_URL", variables)), token=token, timeout=max(0.1, min(timeout, 30.0)))

@@ -1,5 +1,10 @@
-import os, torch, torch.distributed as dist
+import os
+
+import torch
+import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
+
+
 class M(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -10,5 +15,5 @@ class M(torch.nn.Module):
 dist.init_process_group("nccl")
 torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
 m = DDP(M().cuda())
-for step in range(2):
+for _ in range(2):
     m(torch.randn(2, 4, device="cuda")).sum().backward()

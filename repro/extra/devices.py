@@ -1,4 +1,5 @@
 import torch
+
 model = torch.nn.Linear(4, 4).cuda()
 try:
     model(torch.randn(2, 4))

@@ -1,4 +1,6 @@
-import torch, torch.distributed as dist
+import torch
+import torch.distributed as dist
+
 torch.cuda.set_device(0)                   # every rank picks GPU 0
 dist.init_process_group("nccl")
 t = torch.ones(1, device="cuda")

@@ -1,4 +1,8 @@
-import torch, triton, triton.language as tl
+import torch
+import triton
+import triton.language as tl
+
+
 @triton.jit
 def bad_load(p, off):
     x = tl.load(p + off)

@@ -1,4 +1,5 @@
 import torch
+
 keep = []
 for i in range(40):
     keep.append(torch.empty(8 * 2**30, dtype=torch.uint8, device="cuda"))
