@@ -18,7 +18,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.elements import ColumnElement
 
 from kb.feedback.migrate import MigrationFailed
-from kb.feedback.tables import unmatched
+from kb.feedback.tables import unmatched, unmatched_clients
 
 class _SetupError(SQLAlchemyError):
     """A database this module cannot set up; its message is already the reason to show."""
@@ -71,6 +71,12 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
     finally:
         cursor.close()
+
+
+def remember_client(dialect_name: str, signature_hash: str, client: str) -> Any:
+    """Note that `client` sent this signature; a second time changes nothing."""
+    insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
+    return insert(unmatched_clients).values(signature_hash=signature_hash, client=client).on_conflict_do_nothing()
 
 
 def upsert_unmatched(dialect_name: str, values: dict[str, Any]) -> Any:

@@ -30,6 +30,7 @@ from kb.feedback.database import (
     create_db_engine,
     file_identity,
     make_directory,
+    remember_client,
     normalised_url,
     failure_reason,
     remove_orphan_sidecars,
@@ -51,6 +52,7 @@ from kb.feedback.tables import (
     UnmatchedRow,
     feedback,
     unmatched,
+    unmatched_clients,
 )
 
 __all__ = [
@@ -121,12 +123,13 @@ class Store:
         with self._guard("feedback") as engine, engine.begin() as conn:
             conn.execute(feedback.insert().values(**row))
 
-    def record_unmatched(self, signature: str, lang: str) -> None:
+    def record_unmatched(self, signature: str, lang: str, client: str | None = None) -> None:
         """Count one occurrence of an error signature no guide matched.
 
         The signature is redacted again (the engine normalises, but this is the last
         gate before disk) and keyed by the sha256 of the stored text, so two pastes
-        that differ only in a secret count as one.
+        that differ only in a secret count as one. `client`: the sender's address, kept
+        only as client_key() to count distinct senders.
         """
         if not self.enabled:
             return
@@ -144,26 +147,38 @@ class Store:
         }
         with self._guard("unmatched") as engine, engine.begin() as conn:
             conn.execute(upsert_unmatched(engine.dialect.name, values))
+            if client:
+                conn.execute(remember_client(engine.dialect.name, values["signature_hash"], client_key(client)))
 
     # --- reading ---------------------------------------------------------------------
 
     def top_unmatched(self, limit: int = 20) -> list[UnmatchedRow]:
-        """The most frequent unmatched signatures, most frequent first."""
+        """The unmatched signatures sent by the most different addresses first, then the most frequent:
+        one visitor sending an error many times does not put it first."""
+        senders = (
+            select(func.count())
+            .where(unmatched_clients.c.signature_hash == unmatched.c.signature_hash)
+            .scalar_subquery()
+            .label("addresses")
+        )
         query = (
-            select(unmatched)
-            .order_by(unmatched.c["count"].desc(), unmatched.c.last_seen.desc())
+            select(unmatched, senders)
+            .order_by(senders.desc(), unmatched.c["count"].desc(), unmatched.c.last_seen.desc())
             .limit(max(0, int(limit)))
         )
         with self._guard("read") as engine, engine.connect() as conn:
             return [UnmatchedRow(**row._asdict()) for row in conn.execute(query)]
 
     def helpfulness(self) -> list[GuideHelpfulness]:
-        """Per guide: answers, helpful answers, their rate, the latest comments; most answered first."""
+        """Per guide: answers, helpful answers, their rate, the latest comments; answered by the most
+        different addresses first (an answer stored without an address counts as one)."""
         helpful_sum = func.sum(case((feedback.c.answer, 1), else_=0))
+        addresses = func.count(feedback.c.client.distinct()) + func.sum(case((feedback.c.client.is_(None), 1), else_=0))
         totals = (
-            select(feedback.c.guide_id, func.count().label("answers"), helpful_sum.label("helpful"))
+            select(feedback.c.guide_id, func.count().label("answers"), helpful_sum.label("helpful"),
+                   addresses.label("addresses"))
             .group_by(feedback.c.guide_id)
-            .order_by(func.count().desc(), feedback.c.guide_id)
+            .order_by(addresses.desc(), func.count().desc(), feedback.c.guide_id)
         )
         newest = func.row_number().over(
             partition_by=feedback.c.guide_id,
@@ -190,8 +205,9 @@ class Store:
                     helpful=int(helpful or 0),
                     rate=int(helpful or 0) / int(answers),
                     recent_comments=tuple(comments.get(guide_id, ())),
+                    addresses=int(senders or 0),
                 )
-                for guide_id, answers, helpful in conn.execute(totals)
+                for guide_id, answers, helpful, senders in conn.execute(totals)
             ]
 
     def feedback_over_time(self) -> list[DailyFeedback]:
@@ -303,6 +319,13 @@ class Store:
 
 def _recording_enabled() -> bool:
     return bool(config.get("KB_RECORDING"))
+
+
+def client_key(address: str) -> str:
+    """What is stored of a client address: a keyed hash, to count and compare addresses, never to
+    show one. The key is fixed, so an IPv4 address could be found again by hashing all 2^32 of
+    them: this keeps addresses out of sight on the Authors page and in a backup, no more."""
+    return hashlib.sha256(b"kb-feedback-client\x00" + address.strip().encode("utf-8", "replace")).hexdigest()
 
 
 def _clean(text: str) -> str:
