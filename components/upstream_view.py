@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.once import once
 from components.i18n import t
 from components.markup import esc, literal
 from kb.diagnosis import Diagnosis, Found, Lookup, configured_lookup, look_up
 
 
-@st.cache_resource
+@once
 def _lookup() -> Lookup | None:
     # One look-up (and one cache) per process, shared by every session like the index.
     return configured_lookup()

@@ -71,3 +71,13 @@ def test_the_rankings_count_distinct_addresses(store: VotingStore, monkeypatch) 
         store.record_unmatched("KeyError: common", "en", client=client)
     rows = store.top_unmatched()
     assert [(r.signature, r.addresses, r.count) for r in rows] == [("KeyError: common", 2, 2), ("KeyError: flooded", 1, 10)]
+
+
+def test_the_client_address_is_read_from_x_forwarded_for_only_behind_a_trusted_proxy() -> None:
+    from kb.limits import ClientAddress
+    behind = ClientAddress(["127.0.0.2"])
+    assert behind.resolve("127.0.0.2", ["198.51.100.7"]) == "198.51.100.7"  # nginx said who it saw
+    # What a client writes into the header itself comes first; nginx's hop is the last one.
+    assert behind.resolve("127.0.0.2", ["10.9.9.9, 198.51.100.7"]) == "198.51.100.7"
+    assert behind.resolve("203.0.113.9", ["10.9.9.9"]) == "203.0.113.9"  # not from the proxy: not believed
+    assert ClientAddress([]).resolve("203.0.113.9", ["10.9.9.9"]) == "203.0.113.9"  # no proxy configured

@@ -26,18 +26,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from kb import config
 from kb.feedback.database import (
-    as_date,
-    create_db_engine,
-    file_identity,
-    make_directory,
-    remember_client,
-    normalised_url,
-    failure_reason,
-    remove_orphan_sidecars,
-    sqlite_file,
-    sqlite_url,
-    upsert_unmatched,
-    utc_day,
+    as_date, client_key, create_db_engine, failure_reason, file_identity, make_directory, normalised_url,
+    remember_client, remove_orphan_sidecars, sqlite_file, sqlite_url, upsert_unmatched, utc_day,
 )
 from kb.feedback.migrate import upgrade
 from kb.feedback.redact import redact
@@ -55,14 +45,7 @@ from kb.feedback.tables import (
     unmatched_clients,
 )
 
-__all__ = [
-    "DailyFeedback",
-    "FeedbackRow",
-    "GuideHelpfulness",
-    "Store",
-    "StoreUnavailable",
-    "UnmatchedRow",
-]
+__all__ = ["DailyFeedback", "FeedbackRow", "GuideHelpfulness", "Store", "StoreUnavailable", "UnmatchedRow"]
 
 log = logging.getLogger("kb.feedback")
 
@@ -319,13 +302,6 @@ class Store:
 
 def _recording_enabled() -> bool:
     return bool(config.get("KB_RECORDING"))
-
-
-def client_key(address: str) -> str:
-    """What is stored of a client address: a keyed hash, to count and compare addresses, never to
-    show one. The key is fixed, so an IPv4 address could be found again by hashing all 2^32 of
-    them: this keeps addresses out of sight on the Authors page and in a backup, no more."""
-    return hashlib.sha256(b"kb-feedback-client\x00" + address.strip().encode("utf-8", "replace")).hexdigest()
 
 
 def _clean(text: str) -> str:

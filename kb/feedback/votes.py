@@ -19,7 +19,8 @@ from sqlalchemy import Executable, select
 from sqlalchemy.exc import IntegrityError
 
 from kb import config
-from kb.feedback.store import Store, StoreUnavailable, _comment, _short, client_key
+from kb.feedback.database import client_key
+from kb.feedback.store import Store, StoreUnavailable, _comment, _short
 from kb.feedback.tables import MAX_ID, MAX_LANG, feedback
 from kb.limits import Windows
 
