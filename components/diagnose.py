@@ -11,7 +11,7 @@ import hashlib
 
 import streamlit as st
 
-from components import env_panel, guide_view, upstream_view
+from components import env_panel, guide_view, phone, upstream_view
 from components.diagnose_io import with_upload
 from components.i18n import lang, t
 from components.markup import esc, literal
@@ -64,6 +64,7 @@ def _cached_diagnosis(text_in: str, env_text: str) -> Diagnosis:
     # which box it went into.
     d = diagnose_paste(get_index(), text_in, env_text=env_text or None, lang=lang())
     st.session_state["last_result"] = (key, d)
+    st.session_state["new_result"] = True  # this run shows results not seen yet: bring them on screen
     return d
 
 
@@ -72,7 +73,7 @@ def diagnose() -> None:
     st.caption(t("diagnose_intro"))
     text_in = _input()
     env_text, env_slot = env_panel.input_panel()
-    st.button(t("find"), key="find", type="primary")
+    find = st.button(t("find"), key="find", type="primary")
     if not text_in.strip():
         env_panel.show_report(env_slot, env_text, read_environment(env_text))
         st.info(t("empty_input"))
@@ -82,6 +83,10 @@ def diagnose() -> None:
     if d.truncation:
         st.warning(t("truncated", note=d.truncation))
     show_result(d)
+    if (st.session_state.pop("new_result", False) or find) and d.results:
+        # On a phone the results start below the fold, and nothing on screen changes: go to them.
+        st.session_state["scrolls"] = st.session_state.get("scrolls", 0) + 1
+        phone.scroll_to_results(st.session_state["scrolls"])
 
 
 def show_result(d: Diagnosis) -> None:

@@ -11,6 +11,7 @@ import streamlit as st
 from components import env_panel
 from components.i18n import lang, t
 from components.markup import clip, esc, literal, prose
+from components.phone import FIRST_RESULT_KEY
 from components.state import open_guide
 from kb.diagnosis import TIERS, Diagnosis, GuideResult, Row, matched_rows
 from kb.text import say
@@ -87,7 +88,8 @@ def matched_lines(d: Diagnosis, r: GuideResult, key: str) -> None:
 
 
 def render_card(d: Diagnosis, r: GuideResult, rank: int) -> None:
-    with st.container(border=True):
+    # The first card is the anchor the phone's scroll goes to (components/phone.py).
+    with st.container(border=True, key=FIRST_RESULT_KEY if rank == 0 else None):
         status = f":{STATUS_COLOUR[r.status]}-badge[{esc(t(r.status))}]"
         st.markdown(f"{confidence_badge(r.tier)} {status} :gray-badge[{esc(t('score'))} {r.score:.2f}]  \n"
                     f"**{esc(r.title[lang()])}**")
