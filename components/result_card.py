@@ -21,6 +21,9 @@ SUMMARY_CHARS = 400
 STATUS_COLOUR = {"fixed": "green", "workaround": "orange", "unresolved": "red"}
 # Values of a reason that are guide syntax (templates, regexes): code, so shown as written.
 CODE_VALUES = {"pattern"}
+# Values quoted from the paste or the report: as code too, where Streamlit's Markdown turns
+# nothing into an arrow (`-> 2` stays `-> 2`; escaped text would still become "→ 2").
+PASTED_VALUES = {"text", "theirs", "found"}
 _HIT = '{foreground="#9a3412" background="rgba(251,146,60,0.45)"}'
 
 
@@ -40,7 +43,7 @@ def _reason(code: str, values: dict) -> str:
         return esc(say(code, lang(), **values))
     out = esc(sentence)
     for i, (k, v) in enumerate(values.items()):
-        out = out.replace(f"\x00{i}\x00", literal(str(v)) if k in CODE_VALUES else esc(str(v)))
+        out = out.replace(f"\x00{i}\x00", literal(str(v)) if k in CODE_VALUES | PASTED_VALUES else esc(str(v)))
     return out
 
 
