@@ -191,3 +191,17 @@ def test_browse_finds_the_guides_for_a_gpu_by_its_name():
     at.text_input(key="browse_q").input("A100").run()
     no_crash(at)
     assert "A100 is compute capability 8.0 (SM80)" in texts(at)
+
+
+def test_browse_finds_the_guides_for_a_bare_geforce_number():
+    # "4090", as people type it, finds what "RTX 4090" finds (compute capability 8.9).
+    from components.browse import filter_guides
+    from kb.engine.index import load_index
+    rows = load_index().guides.meta
+    bare, named = filter_guides(rows, "4090", [], [], [], []), filter_guides(rows, "RTX 4090", [], [], [], [])
+    assert bare and bare == named
+    at = app()
+    at.switch_page("components/pages/browse.py").run()
+    at.text_input(key="browse_q").input("4090").run()
+    no_crash(at)
+    assert "is compute capability 8.9 (SM89)" in texts(at) and "No guide" not in texts(at)
