@@ -8,6 +8,7 @@ page's back button, the browser's and the sidebar's link all come back to them.
 from __future__ import annotations
 
 import hashlib
+import re
 
 import streamlit as st
 
@@ -18,6 +19,7 @@ from components.markup import esc, literal
 from components.result_card import render_card
 from components.state import get_index, requested_guide, show_in_url
 from kb.diagnosis import TIERS, Diagnosis, diagnose as diagnose_paste, read_environment
+from kb.text import say
 
 
 def page() -> None:
@@ -78,6 +80,7 @@ def diagnose() -> None:
         env_panel.show_report(env_slot, env_text, read_environment(env_text))
         st.info(t("empty_input"))
         return
+    _offer_chinese(text_in)
     d = _cached_diagnosis(text_in, env_text)
     env_panel.show_report(env_slot, env_text, d.environment)
     if d.truncation:
@@ -87,6 +90,24 @@ def diagnose() -> None:
         # On a phone the results start below the fold, and nothing on screen changes: go to them.
         st.session_state["scrolls"] = st.session_state.get("scrolls", 0) + 1
         phone.scroll_to_results(st.session_state["scrolls"])
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+HAN_ENOUGH = 4  # Chinese characters that make a paste read as Chinese (not a stray name or symbol)
+
+
+def _to_chinese() -> None:
+    st.session_state["lang"] = "zh"  # before the language switch is drawn again: a callback may set it
+
+
+def _offer_chinese(text_in: str) -> None:
+    """A paste in Chinese, on the English page: offer the page in Chinese (the switch at the top
+    is easy to miss on a phone)."""
+    if lang() != "en" or len(_HAN.findall(text_in[:20_000])) < HAN_ENOUGH:
+        return
+    with st.container(horizontal=True, key="zh_offer"):
+        st.info(t("zh_offer"))
+        st.button(say("zh_switch", "zh"), key="zh_switch", on_click=_to_chinese)
 
 
 def show_result(d: Diagnosis) -> None:

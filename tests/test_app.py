@@ -205,3 +205,21 @@ def test_browse_finds_the_guides_for_a_bare_geforce_number():
     at.text_input(key="browse_q").input("4090").run()
     no_crash(at)
     assert "is compute capability 8.9 (SM89)" in texts(at) and "No guide" not in texts(at)
+
+
+CHINESE_PASTE = ("运行 vllm serve 时报错，求助：\n"
+                 "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+
+
+def test_a_chinese_paste_offers_the_page_in_chinese():
+    at = app()
+    at.text_area(key="paste").input(CHINESE_PASTE).run()
+    no_crash(at)
+    assert "Your paste is in Chinese" in texts(at)
+    at.button(key="zh_switch").click().run()
+    no_crash(at)
+    assert at.session_state["lang"] == "zh" and at.title[0].value == "诊断"
+    assert "zh_switch" not in [b.key for b in at.button]  # offered once, on the English page only
+    english = app()
+    english.text_area(key="paste").input("RuntimeError: CUDA error: an illegal memory access was encountered\n").run()
+    assert "Your paste is in Chinese" not in texts(english)

@@ -120,6 +120,8 @@ PAGE: dict[str, tuple[str, str]] = {
     'limited_unmatched': ('Too many new errors from your address this hour; this one was not added to the queue for guide authors.',
                           '你的地址这一小时内提交的新报错太多，这一条没有加入给指南作者的队列。'),
     'au_addresses': ('people', '人数'),
+    'zh_offer': ('Your paste is in Chinese: this page is in Chinese too.', '你粘贴的内容是中文：本页面也有中文版。'),
+    'zh_switch': ('切换到中文界面', '切换到中文界面'),
     'fb_off': ('Feedback recording is switched off on this server.', '本服务器已关闭反馈记录。'),
     'au_intro': ('What people pasted that no guide answers yet, and how the guides do. Read-only; nothing here changes the knowledge base.',
                 '大家粘贴过但还没有指南能回答的报错，以及各指南的效果。只读页面，不会修改知识库。'),
