@@ -158,4 +158,5 @@ PAGE: dict[str, tuple[str, str]] = {
     "check_pass": ("✓ pass", "✓ 通过"),
     "check_fail": ("✗ fail", "✗ 不符"),
     "check_unknown": ("? unknown", "? 未知"),
+    "check_reported": ("from your report", "来自你的报告"),
 }
