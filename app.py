@@ -1,11 +1,13 @@
 """Entry point: only the router. Pages live in components/pages/, their pieces in components/."""
 import streamlit as st
 
+from components import phone
 from components.i18n import LANG_LABELS, LANGS, t
 from components.state import get_index, init_lang
 
 st.set_page_config(page_title="ML-infra troubleshooting", page_icon=":material/troubleshoot:", layout="wide")
 init_lang()
+phone.styles()
 
 # The Diagnose page is the root URL, so a shared link is just /?guide=<id>&lang=…&done=…
 home = st.Page("components/pages/diagnose.py", title=t("diagnose"), icon=":material/troubleshoot:", default=True)

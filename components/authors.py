@@ -32,7 +32,7 @@ def _unmatched(store) -> None:
         st.info(t("au_no_unmatched"))
     for row in rows:
         with st.container(border=True):
-            st.caption(t("au_seen", n=row.count, last=row.last_seen.strftime("%Y-%m-%d %H:%M UTC")))
+            st.caption(t("au_seen", n=row.count, people=row.addresses, last=row.last_seen.strftime("%Y-%m-%d %H:%M UTC")))
             st.code(row.signature, language=None, wrap_lines=True)
             st.download_button(t("au_start"), skeleton_of(row.signature), file_name=f"new-guide-{row.signature_hash[:8]}.yaml",
                                mime="text/yaml", key=f"start:{row.signature_hash}", on_click="ignore")
@@ -50,7 +50,9 @@ def _helpfulness(store) -> None:
         return label(text(guides[guide_id].title, lang())) if guide_id in guides else label(guide_id)
 
     # st.table reads its cells as Markdown: only our numbers and escaped guide titles go in.
-    st.table([{t("au_guide"): title(r.guide_id), t("au_answers"): r.answers, t("au_rate"): f"{r.rate:.0%}"} for r in rows])
+    # Ranked by distinct addresses (the store's order): many tabs of one visitor count once.
+    st.table([{t("au_guide"): title(r.guide_id), t("au_addresses"): r.addresses, t("au_answers"): r.answers,
+               t("au_rate"): f"{r.rate:.0%}"} for r in rows])
     # Visitors' comments are shown as plain text (st.text parses neither Markdown nor HTML):
     # no escaping can keep up with every extension Streamlit's Markdown reads (links, directives,
     # icons, emoji shortcodes, strike-through), and every author sees this page.

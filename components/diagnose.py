@@ -8,10 +8,11 @@ page's back button, the browser's and the sidebar's link all come back to them.
 from __future__ import annotations
 
 import hashlib
+import re
 
 import streamlit as st
 
-from components import env_panel, guide_view, upstream_view
+from components import env_panel, guide_view, phone, upstream_view
 from components.diagnose_io import with_upload
 from components.i18n import lang, t
 from components.markup import esc, literal
@@ -19,6 +20,7 @@ from components.result_card import render_card
 from components.state import get_index, requested_guide, show_in_url
 from kb.diagnosis import TIERS, Diagnosis, read_environment
 from kb.diagnosis import diagnose as diagnose_paste
+from kb.text import say
 
 
 def page() -> None:
@@ -65,6 +67,7 @@ def _cached_diagnosis(text_in: str, env_text: str) -> Diagnosis:
     # which box it went into.
     d = diagnose_paste(get_index(), text_in, env_text=env_text or None, lang=lang())
     st.session_state["last_result"] = (key, d)
+    st.session_state["new_result"] = True  # this run shows results not seen yet: bring them on screen
     return d
 
 
@@ -73,16 +76,39 @@ def diagnose() -> None:
     st.caption(t("diagnose_intro"))
     text_in = _input()
     env_text, env_slot = env_panel.input_panel()
-    st.button(t("find"), key="find", type="primary")
+    find = st.button(t("find"), key="find", type="primary")
     if not text_in.strip():
         env_panel.show_report(env_slot, env_text, read_environment(env_text))
         st.info(t("empty_input"))
         return
+    _offer_chinese(text_in)
     d = _cached_diagnosis(text_in, env_text)
     env_panel.show_report(env_slot, env_text, d.environment)
     if d.truncation:
         st.warning(t("truncated", note=d.truncation))
     show_result(d)
+    if (st.session_state.pop("new_result", False) or find) and d.results:
+        # On a phone the results start below the fold, and nothing on screen changes: go to them.
+        st.session_state["scrolls"] = st.session_state.get("scrolls", 0) + 1
+        phone.scroll_to_results(st.session_state["scrolls"])
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+HAN_ENOUGH = 4  # Chinese characters that make a paste read as Chinese (not a stray name or symbol)
+
+
+def _to_chinese() -> None:
+    st.session_state["lang"] = "zh"  # before the language switch is drawn again: a callback may set it
+
+
+def _offer_chinese(text_in: str) -> None:
+    """A paste in Chinese, on the English page: offer the page in Chinese (the switch at the top
+    is easy to miss on a phone)."""
+    if lang() != "en" or len(_HAN.findall(text_in[:20_000])) < HAN_ENOUGH:
+        return
+    with st.container(horizontal=True, key="zh_offer"):
+        st.info(t("zh_offer"))
+        st.button(say("zh_switch", "zh"), key="zh_switch", on_click=_to_chinese)
 
 
 def show_result(d: Diagnosis) -> None:
@@ -91,7 +117,7 @@ def show_result(d: Diagnosis) -> None:
         st.info(t(code, **values))
     if not d.answered:
         lead = TIERS[d.results[0].tier] if d.results else None
-        if d.triaged and lead is not None:  # a class guide's procedure leads: said as such, not as "no guide"
+        if d.triaged:  # a class guide's procedure leads: said as such, not as "no guide"
             st.info(lead.introduces(lang()))
         else:
             st.warning(t("no_guide_yet") if d.root is not None else t("no_confident_match"))
@@ -108,11 +134,6 @@ def show_result(d: Diagnosis) -> None:
         upstream_view.render(d, answered=True)  # a newer report may know more than the guide
     else:
         _unmatched(d)
-    # Drawn last, so its presence says that every card is on screen: Streamlit sends the page
-    # element by element, and the browser tests wait for this rather than for the cards to stop
-    # changing. (An empty container is not drawn at all; an empty caption in it takes no height.)
-    with st.container(key="results_end"):
-        st.caption("")
 
 
 def _unmatched(d: Diagnosis) -> None:

@@ -14,7 +14,7 @@ from components.markup import code, esc
 from kb.diagnosis import Check, Diagnosis, Environment, GuideResult, report_cut_note
 from schema.models import Guide
 
-CHECK_COLOUR = {"pass": "green", "fail": "red", "unknown": "gray"}
+CHECK_COLOUR = {"pass": "green", "fail": "red", "unknown": "gray", "reported": "blue"}
 
 
 def input_panel() -> tuple[str, DeltaGenerator]:
@@ -50,7 +50,8 @@ def show_fit(r: GuideResult) -> None:
 
 
 def show_outcome(c: Check) -> None:
-    found = f" — {code(c.found)}" if c.found else ""
+    # The value once: most reasons already name it ("torch 2.5.1 satisfies >=2.4").
+    found = f" — {code(c.found)}" if c.found and c.found not in c.reason[lang()] else ""
     st.markdown(f":{CHECK_COLOUR[c.status]}-badge[{t('check_' + c.status)}]{found} {esc(c.reason[lang()])}")
 
 

@@ -8,17 +8,19 @@ import logging
 
 import streamlit as st
 
+from components.client import client_address
 from components.i18n import lang, t
+from components.once import once
 from kb import config
 from kb.diagnosis import Diagnosis
 from kb.feedback.store import StoreUnavailable
-from kb.feedback.votes import VotingStore
+from kb.feedback.votes import RateLimited, VotingStore
 from schema.models import Guide
 
 log = logging.getLogger("kb.app")
 
 
-@st.cache_resource(show_spinner=False)
+@once
 def _store_for(where: str) -> VotingStore:
     return VotingStore(timeout=float(config.get("KB_DB_TIMEOUT")))
 
@@ -34,14 +36,24 @@ def _on_vote(gid: str, done: list[str]) -> None:
     row = st.session_state.get(f"fb_row:{gid}")
     try:
         if row is None and value is not None:
-            st.session_state[f"fb_row:{gid}"] = get_store().record_vote(gid, bool(value), done, lang())
+            st.session_state[f"fb_row:{gid}"] = get_store().record_vote(gid, bool(value), done, lang(),
+                                                                         client=client_address())
         elif row is not None:
             get_store().change_vote(row, None if value is None else bool(value))
             if value is None:
                 st.session_state.pop(f"fb_row:{gid}", None)
                 st.session_state.pop(f"fb_sent:{gid}", None)
     except StoreUnavailable as exc:
-        st.session_state[f"fb_error:{gid}"] = str(exc)
+        st.session_state[f"fb_error:{gid}"] = shown(exc)
+        if row is None:  # not recorded: the thumb must not look as if it were
+            st.session_state[f"fb_reset:{gid}"] = True
+
+
+def shown(exc: StoreUnavailable) -> str:
+    """What the visitor reads: a limit in their language, a database failure as the store says it."""
+    if isinstance(exc, RateLimited):
+        return t(f"limited_{exc.what}", minutes=exc.minutes)
+    return str(exc)
 
 
 def feedback_widget(g: Guide, done: list[str]) -> None:
@@ -51,6 +63,8 @@ def feedback_widget(g: Guide, done: list[str]) -> None:
     if not store.enabled:
         st.caption(t("fb_off"))
         return
+    if st.session_state.pop(f"fb_reset:{g.id}", False):
+        st.session_state.pop(f"fb:{g.id}", None)
     st.feedback("thumbs", key=f"fb:{g.id}", on_change=_on_vote, args=(g.id, done))
     error = st.session_state.pop(f"fb_error:{g.id}", None)
     if error:
@@ -65,9 +79,9 @@ def feedback_widget(g: Guide, done: list[str]) -> None:
     # disabled from the last run would be lost. Sending the same comment again changes nothing.
     if st.button(t("fb_send"), key=f"fb_send:{g.id}") and comment.strip():
         try:
-            store.add_comment(row, comment)
+            store.add_comment(row, comment, client=client_address())
         except StoreUnavailable as exc:
-            st.error(str(exc))
+            st.error(shown(exc))
         else:
             st.session_state[sent_key] = comment
     if st.session_state.get(sent_key):
@@ -84,9 +98,9 @@ def record_unmatched(d: Diagnosis) -> None:
     if signature in seen:
         return
     try:
-        store.record_unmatched(signature, lang())
+        store.record_unmatched(signature, lang(), client=client_address())
     except StoreUnavailable as exc:
         log.warning("unmatched signature not stored: %s", exc)
-        st.caption(str(exc))
+        st.caption(shown(exc))
         return
     seen.add(signature)

@@ -28,12 +28,10 @@ def done_items(g: Guide) -> list[str]:
     return [i for i in g.checklist_ids() if st.session_state.get(_key(g.id, i))]
 
 
-def _sync(g: Guide) -> None:
-    set_done(done_items(g))
-
-
 def _init_checklist(g: Guide) -> None:
-    """Ticks come from the link when a guide is opened; after that from the boxes."""
+    """Ticks come from the link when a guide is opened; after that from the boxes. A tick changes
+    the share link below, not the address bar: each change of the page's URL is a step in the
+    browser's history (Streamlit pushes it), and after two ticks Back would take three presses."""
     if st.session_state.get("loaded_guide") == g.id:
         return
     done, dropped = link_done(g.checklist_ids())
@@ -114,7 +112,7 @@ def _checklist(g: Guide) -> None:
     if g.env_checks:
         st.markdown(f"**{esc(t('env_checks'))}**")
         for c in g.env_checks:
-            st.checkbox(label(text(c.what, lang())), key=_key(g.id, c.id), on_change=_sync, args=(g,))
+            st.checkbox(label(text(c.what, lang())), key=_key(g.id, c.id))
             with st.container(border=False):
                 if c.id in outcomes:
                     env_panel.show_outcome(outcomes[c.id])
@@ -126,12 +124,12 @@ def _checklist(g: Guide) -> None:
     for n, s in enumerate(g.steps, 1):
         # The condition is a phrase of its own ("If the driver …", "On Windows …"): no "Only if:" before it.
         step = f"{n}. " + (f"\\[{label(text(s.condition, lang()))}\\] " if s.condition else "") + label(text(s.text, lang()))
-        st.checkbox(step, key=_key(g.id, s.id), on_change=_sync, args=(g,))
+        st.checkbox(step, key=_key(g.id, s.id))
         for cmd in s.commands:
             st.code(cmd, language="bash")
     st.markdown(f"**{esc(t('verification'))}**")
     for v in g.verification:
-        st.checkbox(label(text(v.text, lang())), key=_key(g.id, v.id), on_change=_sync, args=(g,))
+        st.checkbox(label(text(v.text, lang())), key=_key(g.id, v.id))
         for cmd in v.commands:
             st.code(cmd, language="bash")
         st.caption(f"{esc(t('expect'))}: " + _l(v.expect))

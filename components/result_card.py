@@ -11,6 +11,7 @@ import streamlit as st
 from components import env_panel
 from components.i18n import lang, t
 from components.markup import clip, esc, literal, prose
+from components.phone import FIRST_RESULT_KEY
 from components.state import open_guide
 from kb.diagnosis import TIERS, Diagnosis, GuideResult, Row, matched_rows
 from kb.text import say
@@ -20,6 +21,9 @@ SUMMARY_CHARS = 400
 STATUS_COLOUR = {"fixed": "green", "workaround": "orange", "unresolved": "red"}
 # Values of a reason that are guide syntax (templates, regexes): code, so shown as written.
 CODE_VALUES = {"pattern"}
+# Values quoted from the paste or the report: as code too, where Streamlit's Markdown turns
+# nothing into an arrow (`-> 2` stays `-> 2`; escaped text would still become "→ 2").
+PASTED_VALUES = {"text", "theirs", "found"}
 _HIT = '{foreground="#9a3412" background="rgba(251,146,60,0.45)"}'
 
 
@@ -39,7 +43,7 @@ def _reason(code: str, values: dict) -> str:
         return esc(say(code, lang(), **values))
     out = esc(sentence)
     for i, (k, v) in enumerate(values.items()):
-        out = out.replace(f"\x00{i}\x00", literal(str(v)) if k in CODE_VALUES else esc(str(v)))
+        out = out.replace(f"\x00{i}\x00", literal(str(v)) if k in CODE_VALUES | PASTED_VALUES else esc(str(v)))
     return out
 
 
@@ -87,7 +91,8 @@ def matched_lines(d: Diagnosis, r: GuideResult, key: str) -> None:
 
 
 def render_card(d: Diagnosis, r: GuideResult, rank: int) -> None:
-    with st.container(border=True):
+    # The first card is the anchor the phone's scroll goes to (components/phone.py).
+    with st.container(border=True, key=FIRST_RESULT_KEY if rank == 0 else None):
         status = f":{STATUS_COLOUR[r.status]}-badge[{esc(t(r.status))}]"
         st.markdown(f"{confidence_badge(r.tier)} {status} :gray-badge[{esc(t('score'))} {r.score:.2f}]  \n"
                     f"**{esc(r.title[lang()])}**")

@@ -7,6 +7,7 @@ import re
 import streamlit as st
 
 from components.i18n import LANGS
+from components.once import once
 from kb.diagnosis import Index, open_index
 
 log = logging.getLogger("kb.app")
@@ -15,7 +16,7 @@ _ITEM = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 MAX_PARAM = 2_000
 
 
-@st.cache_resource(show_spinner=False)
+@once
 def get_index() -> Index:
     """The read-only index, shared by every session of this process."""
     index = open_index()  # KB_GUIDES_DIR, else guides/

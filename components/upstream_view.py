@@ -8,10 +8,11 @@ import streamlit as st
 
 from components.i18n import t
 from components.markup import esc, literal
+from components.once import once
 from kb.diagnosis import Diagnosis, Found, Lookup, configured_lookup, look_up
 
 
-@st.cache_resource
+@once
 def _lookup() -> Lookup | None:
     # One look-up (and one cache) per process, shared by every session like the index.
     return configured_lookup()

@@ -35,6 +35,8 @@ START_TIMEOUT = 90  # seconds for any one service to answer
 # nginx reaches the API from this address, the one address the API believes X-Forwarded-For
 # from: on loopback every client is 127.0.0.1 too, and must not pass for the proxy.
 PROXY_ADDRESS = "127.0.0.2"
+# The host names the site answers to (nginx's server_name); any other Host header is refused.
+HOSTS = ("127.0.0.1", "localhost")
 
 
 def free_port() -> int:
@@ -104,14 +106,15 @@ def _wait_http(url: str, timeout: float = START_TIMEOUT) -> None:
 def start_replica(state: Path, n: int) -> None:
     info = _info(state)
     port = info["replicas"][n]
-    env = {**os.environ, "KB_DATABASE_URL": info["database_url"], "KB_CACHE_DIR": str(state / "kb-cache")}
+    # The app and the API believe X-Forwarded-For from nginx alone (the address it connects from).
+    env = {**os.environ, "KB_DATABASE_URL": info["database_url"], "KB_CACHE_DIR": str(state / "kb-cache"),
+           "KB_API_TRUSTED_PROXIES": PROXY_ADDRESS}
     pid = _spawn([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                   "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
                  state / f"replica-{n}.log", env)
     info["pids"][f"replica-{n}"] = pid
     # The same replica's API: `kb serve`, on the same database and index cache.
     api = info["apis"][n]
-    env = {**env, "KB_API_TRUSTED_PROXIES": PROXY_ADDRESS}
     info["pids"][f"api-{n}"] = _spawn([sys.executable, "-m", "kb", "serve", "--host", "127.0.0.1", "--port", str(api)],
                                       state / f"api-{n}.log", env)
     _save(state, info)
@@ -134,12 +137,20 @@ def streamlit_inline_script_hashes() -> list[str]:
     return [f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts]
 
 
+def app_inline_script_hashes() -> list[str]:
+    """The app's own inline script (components/phone.py runs it through st.html: on a phone, the
+    scroll to the results), by the hash of its fixed text."""
+    script = (ROOT / "components" / "scroll_to_results.js").read_text(encoding="utf-8")
+    return [f"'sha256-{base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()}'"]
+
+
 def content_security_policy() -> str:
     return "; ".join([
         "default-src 'self'",
         # Streamlit's own scripts, its one inline script by hash, and WebAssembly (Arrow, which
         # carries the data of tables and charts); no eval, no script from elsewhere.
-        "script-src 'self' 'wasm-unsafe-eval' " + " ".join(streamlit_inline_script_hashes()),
+        # And the app's one inline script, by hash too.
+        "script-src 'self' 'wasm-unsafe-eval' " + " ".join(streamlit_inline_script_hashes() + app_inline_script_hashes()),
         "style-src 'self' 'unsafe-inline'",  # Streamlit styles its widgets with CSS-in-JS
         # Not fonts.gstatic.com: Streamlit fetches a Material icon used as favicon from there,
         # which tells Google every visitor's address; without it the tab shows no icon.
@@ -174,6 +185,7 @@ def start_nginx(state: Path, port: int, replicas: list[int], apis: list[int]) ->
         "UPSTREAMS": "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in replicas),
         "API_UPSTREAMS": "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in apis),
         "PROXY_ADDRESS": PROXY_ADDRESS,
+        "HOSTS": " ".join(HOSTS),
     }.items():
         conf = conf.replace(f"@@{name}@@", value)
     (state / "nginx.conf").write_text(conf, encoding="utf-8")

@@ -79,8 +79,14 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("KB_API_RATE_LIMIT", "int", 120,
             "`kb serve`: requests a minute from one client address before it is answered 429 (`0`: no limit)"),
     Setting("KB_API_TRUSTED_PROXIES", "list", (),
-            "`kb serve`: addresses of reverse proxies whose `X-Forwarded-For` names the client (comma-separated)",
-            "none"),
+            "`kb serve` and the page: addresses of reverse proxies whose `X-Forwarded-For` names the client "
+            "(comma-separated); every limit per client address counts that client", "none"),
+    Setting("KB_VOTE_LIMIT", "int", 30,
+            "the page: new \"did this solve it?\" answers an hour from one client address (`0`: no limit); "
+            "one address has one answer per guide whatever the limit"),
+    Setting("KB_COMMENT_LIMIT", "int", 10, "the page: comments an hour from one client address (`0`: no limit)"),
+    Setting("KB_UNMATCHED_LIMIT", "int", 20,
+            "the page: errors an hour one client address adds to the unmatched-error queue (`0`: no limit)"),
     Setting("KB_GITHUB_LOOKUP", "bool", False,
             "`1` looks up the upstream project's GitHub issues for the root error (sends its search words to GitHub); "
             "the page, `kb match` and `kb serve` list the reports"),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from typing import NamedTuple
+from urllib.parse import parse_qs, urlsplit
 
 from streamlit.testing.v1 import AppTest
 
@@ -98,13 +99,15 @@ def test_no_match_offers_a_skeleton():
     assert at.get("download_button"), "the new-guide skeleton is offered"
 
 
-def test_ticks_go_into_the_link_and_come_back():
+def test_ticks_go_into_the_share_link_and_come_back():
     at = app(guide=SEED1)
     no_crash(at)
     at.checkbox(key=f"chk:{SEED1}:vllm-version").check().run()
     at.checkbox(key=f"chk:{SEED1}:apply-56509").check().run()
-    done = at.query_params["done"]
-    done = done[0] if isinstance(done, list) else done
+    # The share link takes the ticks; the address bar does not (each change would be a history step).
+    assert "done" not in at.query_params
+    share = next(c.value for c in at.code if f"guide={SEED1}" in c.value)
+    done = parse_qs(urlsplit(share).query)["done"][0]
     assert done == "vllm-version,apply-56509"
     fresh = app(guide=SEED1, done=done)
     no_crash(fresh)
@@ -191,3 +194,35 @@ def test_browse_finds_the_guides_for_a_gpu_by_its_name():
     at.text_input(key="browse_q").input("A100").run()
     no_crash(at)
     assert "A100 is compute capability 8.0 (SM80)" in texts(at)
+
+
+def test_browse_finds_the_guides_for_a_bare_geforce_number():
+    # "4090", as people type it, finds what "RTX 4090" finds (compute capability 8.9).
+    from components.browse import filter_guides
+    from kb.engine.index import load_index
+    rows = load_index().guides.meta
+    bare, named = filter_guides(rows, "4090", [], [], [], []), filter_guides(rows, "RTX 4090", [], [], [], [])
+    assert bare and bare == named
+    at = app()
+    at.switch_page("components/pages/browse.py").run()
+    at.text_input(key="browse_q").input("4090").run()
+    no_crash(at)
+    assert "is compute capability 8.9 (SM89)" in texts(at) and "No guide" not in texts(at)
+
+
+CHINESE_PASTE = ("运行 vllm serve 时报错，求助：\n"
+                 "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+
+
+def test_a_chinese_paste_offers_the_page_in_chinese():
+    at = app()
+    at.text_area(key="paste").input(CHINESE_PASTE).run()
+    no_crash(at)
+    assert "Your paste is in Chinese" in texts(at)
+    at.button(key="zh_switch").click().run()
+    no_crash(at)
+    assert at.session_state["lang"] == "zh" and at.title[0].value == "诊断"
+    assert "zh_switch" not in [b.key for b in at.button]  # offered once, on the English page only
+    english = app()
+    english.text_area(key="paste").input("RuntimeError: CUDA error: an illegal memory access was encountered\n").run()
+    assert "Your paste is in Chinese" not in texts(english)

@@ -110,6 +110,13 @@ def test_the_page_loads_through_nginx_with_the_security_headers(site):
     assert _get(f"http://127.0.0.1:{site['replicas'][0]}/_stcore/metrics")[0] == 200  # it exists; nginx hides it
 
 
+def test_a_foreign_host_header_is_refused(site):
+    assert _get(site["url"] + "/", headers={"Host": "evil.example"})[0] == 421
+    assert _get(site["url"] + "/v1/guides?q=oom", headers={"Host": "evil.example"})[0] == 421
+    port = site["url"].rsplit(":", 1)[1]
+    assert _get(site["url"] + "/", headers={"Host": f"localhost:{port}"})[0] == 200  # a name the site has
+
+
 def test_the_api_answers_through_nginx_on_either_replica(site):
     status, headers, body = _get(site["url"] + "/v1/diagnose", {"text": read("pastes/seed1-serve.log")})
     assert status == 200 and headers["Content-Type"] == "application/json", body[:300]
@@ -228,3 +235,22 @@ def test_the_api_counts_each_client_by_the_address_nginx_saw(site):
     answers = [_get(site["url"] + "/v1/guides?q=oom", headers={"X-Forwarded-For": f"198.51.100.{n}"})[0]
                for n in range(2 * API_RATE_LIMIT + 2)]  # one budget on each of the two API replicas, and more
     assert answers[:10] == [200] * 10 and 429 in answers, answers
+
+
+def test_nginx_limits_the_sessions_one_address_opens(site):
+    """After the API's test: it spends this address's session budget (limit_req on the websocket)
+    for a minute. 60 tabs opened at once from one address do not get 60 sessions."""
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+    ws_url = site["url"].replace("http://", "ws://") + "/_stcore/stream"
+
+    def handshake() -> int:
+        try:
+            with connect(ws_url, origin=site["url"], open_timeout=10, close_timeout=2):
+                return 101
+        except InvalidStatus as exc:
+            return exc.response.status_code
+
+    answers = [handshake() for _ in range(60)]
+    assert answers[:5] == [101] * 5 and answers[-1] == 429, answers
+    assert answers.count(101) < 40, answers

@@ -138,3 +138,17 @@ def test_as_pasted_gives_up_rather_than_misplace(index):
     assert as_pasted(paste.lines[0], []) is None
     shown = as_pasted(paste.lines[0], split_lines("ValueError: a    b\n"))
     assert shown.text == "ValueError: a    b" and shown.span(12, 15) == (12, 18)
+
+
+def test_the_reason_sentence_quotes_the_paste_with_its_arrow(index):
+    # The sentence above the matched lines quotes the pasted line: in a code span, where `-> 2`
+    # is not turned into "→ 2" (escaped text would be).
+    paste = index.guides[NCCL].raw_errors[1].text
+    at = app()
+    at.text_area(key="paste").input(paste).run()
+    no_crash(at)
+    reasons = [m.value for m in at.markdown if m.value.startswith("- ") and "-> 2" in m.value]
+    assert reasons, [m.value for m in at.markdown if m.value.startswith("- ")]
+    for reason in reasons:
+        spans = re.findall(r"(`+)(.+?)\1", reason)
+        assert any("-> 2" in body for _, body in spans), reason

@@ -81,7 +81,8 @@ def test_paste_open_tick_share(server, browser, tmp_path):
 
     for label, item in (("Is vLLM the 0.32.0 release tag", "vllm-version"), ("Fix the prerequisites", "prerequisites")):
         _checkbox(page, label).locator("label").click()
-        page.wait_for_function("(id) => location.search.includes(id)", arg=item, timeout=15_000)
+        # The share link takes the tick; the address bar does not (no history step per tick).
+        page.locator("[data-testid='stCode']").filter(has_text="done=").filter(has_text=item).first.wait_for(timeout=15_000)
     page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
     settled(page)
     page.screenshot(path=str(docs / "guide.png"), full_page=False)
@@ -214,3 +215,73 @@ def test_the_language_switch_is_reachable_on_a_phone(server, browser):
     page.get_by_role("heading", name="诊断").wait_for(timeout=15_000)
     page.wait_for_function("location.search.includes('lang=zh')", timeout=15_000)
     page.context.close()
+
+
+# A watchdog timeout (tests/data/cases/C.jsonl, C-watchdog-instructlab-1ms): its guide's title
+# starts with ProcessGroupNCCL, the word the issue saw broken in two on a phone.
+WATCHDOG_PASTE = ("terminate called after throwing an instance of 'c10::DistBackendError'\n  what():  [PG ID 0 PG GUID "
+                  "0(default_pg) Rank 3] Process group watchdog thread terminated with exception: [Rank 3] Watchdog caught "
+                  "collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1) "
+                  "ran for 90 milliseconds before timing out.")
+WATCHDOG = "nccl-watchdog-collective-timeout"
+# The words of an element's text that the browser laid out over more than one line.
+BROKEN_WORDS = """el => {
+  const broken = [];
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const m of node.textContent.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const tops = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+}"""
+FIRST_CARD_ON_SCREEN = """() => {
+  const card = document.querySelector('.st-key-result_0');
+  if (!card) return false;
+  const r = card.getBoundingClientRect();
+  const header = document.querySelector('[data-testid=stHeader]');
+  const below = header ? header.getBoundingClientRect().bottom : 0;  // not hidden under Streamlit's top bar
+  return r.top >= below - 2 && r.top < window.innerHeight / 2;
+}"""
+
+
+def test_on_a_phone(server, browser, tmp_path):
+    """390 px: the first result comes on screen after "Find the guide", titles wrap between words,
+    and ticking boxes adds no step to the browser's history."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    page.goto(server + "/", wait_until="networkidle")
+    page.get_by_label("Error or log").fill(WATCHDOG_PASTE)
+    page.get_by_role("button", name="Find the guide").click()
+    card = page.locator(".st-key-result_0")
+    card.get_by_text("Open guide").wait_for(timeout=30_000)
+    page.wait_for_function(FIRST_CARD_ON_SCREEN, timeout=15_000)  # scrolled to, not below the fold
+    page.screenshot(path=str(tmp_path / "phone-results.png"))
+    title = card.locator("strong").filter(has_text="ProcessGroupNCCL").first
+    assert title.evaluate(BROKEN_WORDS) == []
+
+    before = page.evaluate("history.length")
+    card.get_by_role("button", name="Open guide").click()
+    heading = page.get_by_role("heading", name=re.compile("ProcessGroupNCCL: Watchdog"))
+    heading.wait_for(timeout=30_000)
+    assert heading.evaluate(BROKEN_WORDS) == []
+    opened = page.evaluate("history.length")
+    assert opened == before + 1  # opening a guide is a step: Back returns to the results
+    boxes = page.locator("[data-testid='stCheckbox']")
+    boxes.first.wait_for(timeout=15_000)
+    share = page.locator("[data-testid='stCode']").filter(has_text=f"guide={WATCHDOG}").first
+    for n in range(2):
+        boxes.nth(n).locator("label").click()
+        page.wait_for_function("n => document.querySelectorAll(\"[data-testid='stCheckbox'] input:checked\").length >= n",
+                               arg=n + 1, timeout=15_000)
+    share.filter(has_text="done=").wait_for(timeout=15_000)
+    assert page.evaluate("history.length") == opened  # two ticks, no new history step
+    page.screenshot(path=str(tmp_path / "phone-guide.png"))
+    page.go_back()  # one press back to the results
+    page.wait_for_function("!location.search.includes('guide=')", timeout=15_000)
+    page.locator(".st-key-result_0").get_by_text("Open guide").wait_for(timeout=30_000)
+    ctx.close()

@@ -70,3 +70,16 @@ def test_page_shows_evaluated_checks_and_ticks_them():
     assert at.checkbox(key=f"chk:{SEED1}:vllm-version").value is False
     done = at.query_params["done"]
     assert (done[0] if isinstance(done, list) else done) == "gpu-sm120"
+
+
+def test_a_check_without_a_condition_shows_what_the_report_says(index):
+    # "Do all nodes run the same NVIDIA driver?" has a command, not a spec: the report's driver
+    # version is shown with it, once. So are torch's version and CUDA for a torch.__version__ command.
+    from kb.engine.envfit import evaluate_checks
+    env = parse_env(read(H100))
+    driver = evaluate_checks(index.guides["nccl-unhandled-system-error"], env)["driver-versions"]
+    assert driver.status == "reported" and driver.found == "driver 550.90.12"
+    assert driver.reason.count("550.90.12") == 1
+    shown = evaluate_checks(index.guides["bitsandbytes-cuda-setup-failed"], env)["torch-cuda"]
+    assert shown.found.startswith("torch 2.5.1") and "CUDA 12.4" in shown.found
+

@@ -70,3 +70,27 @@ def test_a_release_on_pypi_is_a_reference():
     assert Evidence(ref="pypi:transformers==4.50.3:transformers/training_args.py", quote="evaluation_strategy: Union[",
                     by="source").ref.startswith("pypi:")
     assert Evidence(ref="pypi:vllm==0.13.0").ref == "pypi:vllm==0.13.0"
+
+
+# The watchdog case of tests/data/cases/C.jsonl (C-watchdog-instructlab-1ms) with a later collective.
+WATCHDOG_1580 = ("terminate called after throwing an instance of 'c10::DistBackendError'\n  what():  [PG ID 0 PG GUID "
+                 "0(default_pg) Rank 3] Process group watchdog thread terminated with exception: [Rank 3] Watchdog caught "
+                 "collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+                 "Timeout(ms)=600000) ran for 600090 milliseconds before timing out.")
+
+
+def test_a_cause_the_numbers_argue_against_is_not_stated_as_a_fact(index):
+    from kb.diagnosis import diagnose
+    from tests.test_app import app, no_crash, texts
+    r = diagnose(index, WATCHDOG_1580).result("nccl-watchdog-collective-timeout")
+    against = [c for c in r.causes if c.fits is False]
+    assert against, r.causes
+    for c in against:
+        for lang in ("en", "zh"):
+            assert "1580" in c.says[lang] and "seq <= 1" in c.says[lang], c.says[lang]
+        assert "very first collective" not in c.says["en"]
+    at = app()
+    at.text_area(key="paste").input(WATCHDOG_1580).run()
+    no_crash(at)
+    shown = texts(at)
+    assert "The very first collective" not in shown and "which this cause does not fit" in shown

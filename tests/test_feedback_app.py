@@ -115,3 +115,56 @@ def test_a_thumbs_click_is_recorded_at_once_and_stays_one_answer(database):
     thumbs().set_value(None).run()  # the same thumb again: taken back
     assert all_rows(database, "feedback") == []
     assert "Thank you — your answer is recorded." not in texts(at)
+
+
+# --- per-address limits (every AppTest session is the same local address, 127.0.0.1) -----------
+
+
+def _guides(n: int) -> list[str]:
+    from components.state import get_index
+    ids = [SEED1] + sorted(g for g in get_index().guides if g != SEED1)
+    return ids[:n]
+
+
+def test_a_second_browser_of_the_same_address_changes_its_answer(database):
+    vote(app(guide=SEED1))
+    other = app(guide=SEED1)  # a new session: another tab, or another browser on the same address
+    other.get("feedback")[0].set_value(0).run()
+    no_crash(other)
+    rows = all_rows(database, "feedback")
+    assert [r.answer for r in rows] == [False]  # one answer, changed; not two
+    other.switch_page("components/pages/authors.py").run()
+    table = other.table[0].value
+    assert list(table.iloc[0, 1:3]) == [1, 1]  # one address, one answer
+
+
+def test_votes_and_comments_stop_at_the_limit_per_address(database, monkeypatch):
+    monkeypatch.setenv("KB_VOTE_LIMIT", "2")
+    monkeypatch.setenv("KB_COMMENT_LIMIT", "1")
+    first, second, third = _guides(3)
+    for n, gid in enumerate((first, second)):
+        at = app(guide=gid)
+        at.get("feedback")[0].set_value(1).run()
+        assert "Thank you — your answer is recorded." in texts(at)
+        at.text_input(key=f"fb_comment:{gid}").input(f"comment {n}").run()
+        at.button(key=f"fb_send:{gid}").click().run()
+        no_crash(at)
+    assert "Too many comments from your address this hour" in texts(at)
+    at = app(guide=third)
+    at.get("feedback")[0].set_value(1).run()
+    no_crash(at)
+    assert "Too many answers from your address this hour" in texts(at)
+    assert "Thank you — your answer is recorded." not in texts(at)
+    rows = all_rows(database, "feedback")
+    assert sorted(r.guide_id for r in rows) == sorted([first, second])
+    assert [r.comment for r in rows if r.comment] == ["comment 0"]
+
+
+def test_the_unmatched_queue_takes_only_so_many_entries_from_one_address(database, monkeypatch):
+    monkeypatch.setenv("KB_UNMATCHED_LIMIT", "2")
+    for n in range(4):  # each a new session, as a script opening new connections would make
+        at = app()
+        at.text_area(key="paste").input(f"ZeroDivisionError: flood number {'abcd'[n]}\n").run()
+        no_crash(at)
+    assert "Too many new errors from your address this hour" in texts(at)
+    assert len(all_rows(database, "unmatched")) == 2

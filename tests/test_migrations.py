@@ -95,7 +95,9 @@ def test_upgrade_keeps_every_row_of_a_database_made_by_the_first_schema(db_url: 
         store.record_feedback("guide-9", True, [], "en", "after the upgrade")  # new ids continue after the old ones
         store.record_unmatched("KeyError: new", "en")
     assert _revision(db_url) == head()
-    after = {t: sorted(map(tuple, all_rows(db_url, t))) for t in ("feedback", "unmatched")}
+    # Later migrations add columns (feedback.client): compare the first schema's columns, in its order.
+    width = {t: len(before[t][0]) for t in before}
+    after = {t: sorted(tuple(r)[:width[t]] for r in all_rows(db_url, t)) for t in ("feedback", "unmatched")}
     for table in before:
         assert set(before[table]) <= set(after[table]) and len(after[table]) == len(before[table]) + 1
     assert _schema_difference(db_url) == []

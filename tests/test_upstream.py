@@ -134,3 +134,20 @@ def test_the_upstream_search_carries_no_secret():
     for secret in ("hf_AbCd", "bob", "example.com", "10.1.2.3", "alice"):
         assert secret not in url, (secret, url)
     assert "OSError%3A+token" in url
+
+
+def test_the_upstream_query_of_real_pastes_keeps_no_home_paths(index):
+    # Real pastes (tests/data/wide/cases.jsonl) whose root error line carries /home/… paths: a
+    # conda env's site-packages, a model directory on the command line, an egg's path.
+    import json
+    from urllib.parse import parse_qs, urlparse
+
+    from kb.diagnosis import diagnose
+    cases = {c["id"]: c["text"] for c in map(json.loads, (DATA / "wide" / "cases.jsonl").read_text(encoding="utf-8").splitlines())}
+    for case in ("W-R1-057", "W-R1-189", "W-R3-114"):
+        d = diagnose(index, cases[case])
+        assert "/home/" in d.root["text"] and d.upstream, case
+        for u in d.upstream:
+            query = parse_qs(urlparse(u.url).query)["q"][0]
+            assert "home" not in query.lower() and "/" not in query, (case, query)
+            assert "yajuvendra" not in query and "Baichuan" not in query and "nvidia/venv" not in query, (case, query)

@@ -23,10 +23,17 @@ _SM = re.compile(r"\bSM_?(\d{2,3})\b")
 _GPU_WORDS = re.compile(r"nvidia|geforce|tesla|sxm\d?|pcie|nvl|hbm\d?e?|\d+gb", re.I)
 
 
+# A GeForce model number searched alone ("4090"): people drop the "RTX" that reports write.
+# Only in a search, where a bare 4090 means the card; in a report it could be any number.
+_BARE_RTX = re.compile(r"(?<![A-Z0-9])\b((?:20[6-8]|30[5-9]|40[5-9]|50[5-9])0)\b")
+
+
 def gpu_in_query(query: str) -> tuple[str, str, list[str]] | None:
-    """A GPU named in a search ("H100", "rtx 5090", "SM90"): its name as found, its compute
-    capability, and the query's other words; None when the query names none."""
+    """A GPU named in a search ("H100", "rtx 5090", "4090", "SM90"): its name as found, its
+    compute capability, and the query's other words; None when the query names none."""
     norm = normalise_name(query)
+    if find_gpu(norm) is None and not _SM.search(norm):
+        norm = _BARE_RTX.sub(r"RTX \1", norm)
     sm = _SM.search(norm)
     if sm:
         digits = sm.group(1)

@@ -18,6 +18,7 @@ from kb import config
 from kb.engine.results import Match
 from kb.env.conditions import CheckOutcome, evaluate, fit
 from kb.env.record import EnvRecord
+from kb.env.reported import reported
 from kb.env.reports import parse_report
 
 if TYPE_CHECKING:
@@ -111,4 +112,10 @@ def rerank(index: "Index", matches: list[Match], env: EnvRecord, tier) -> None:
 
 
 def evaluate_checks(g: "Guide", env: EnvRecord) -> dict[str, CheckOutcome]:
-    return {c.id: evaluate(c.condition, env) for c in g.env_checks if c.condition is not None}
+    """A check with a condition is tested; one without shows what the report says its command prints."""
+    out: dict[str, CheckOutcome] = {}
+    for c in g.env_checks:
+        outcome = evaluate(c.condition, env) if c.condition is not None else reported(c.command, env)
+        if outcome is not None:
+            out[c.id] = outcome
+    return out

@@ -17,6 +17,7 @@ from simpleeval import EvalWithCompoundTypes, InvalidExpression
 
 from kb.engine.results import CauseFit, Match, Value  # noqa: F401 (CauseFit and Value re-exported)
 from kb.engine.signature import TemplateError, compile_template
+from kb.text import say
 
 if TYPE_CHECKING:
     from kb.engine.parse import Paste
@@ -111,6 +112,14 @@ def cause_fits(g: "Guide", values: dict[str, Value]) -> list[CauseFit]:
             except (InvalidExpression, SyntaxError, TypeError, ZeroDivisionError):
                 fits = None
         texts = {n: v.text for n, v in values.items()}
+        if fits is False:
+            # `says` is what the cause means when its test holds; filled with numbers that fail the
+            # test it would state something false as a fact ("the very first collective (SeqNum
+            # 1580)"). Say instead which of the user's numbers argue against it.
+            shown = ", ".join(f"{n} {texts[n]}" for n in sorted(needed) if n in texts)
+            out.append(CauseFit(i, fits, say("cause_against", "en", values=shown, test=c.when.test),
+                                say("cause_against", "zh", values=shown, test=c.when.test)))
+            continue
         out.append(CauseFit(i, fits, _fill(c.when.says.en or c.when.says.zh or "", texts),
                             _fill(c.when.says.zh or c.when.says.en or "", texts)))
     return out

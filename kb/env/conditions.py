@@ -16,7 +16,7 @@ from kb.env.record import EnvRecord, normalise_package
 if TYPE_CHECKING:  # only for annotations: evaluation needs nothing but the attributes
     from schema.models import AppliesTo, Condition
 
-Status = Literal["pass", "fail", "unknown"]
+Status = Literal["pass", "fail", "unknown", "reported"]  # reported: a value shown, nothing tested
 Verdict = Literal["fits", "contradicts"]
 
 _TORCH_NAMES = {"torch", "pytorch"}

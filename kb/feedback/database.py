@@ -5,6 +5,7 @@ as StoreUnavailable.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from datetime import date, datetime
 from pathlib import Path
@@ -18,7 +19,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.elements import ColumnElement
 
 from kb.feedback.migrate import MigrationFailed
-from kb.feedback.tables import unmatched
+from kb.feedback.tables import unmatched, unmatched_clients
 
 
 class _SetupError(SQLAlchemyError):
@@ -72,6 +73,19 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
     finally:
         cursor.close()
+
+
+def client_key(address: str) -> str:
+    """What is stored of a client address: a keyed hash, to count and compare addresses, never to
+    show one. The key is fixed, so an IPv4 address could be found again by hashing all 2^32 of
+    them: this keeps addresses out of sight on the Authors page and in a backup, no more."""
+    return hashlib.sha256(b"kb-feedback-client\x00" + address.strip().encode("utf-8", "replace")).hexdigest()
+
+
+def remember_client(dialect_name: str, signature_hash: str, client: str) -> Any:
+    """Note that `client` sent this signature; a second time changes nothing."""
+    insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
+    return insert(unmatched_clients).values(signature_hash=signature_hash, client=client).on_conflict_do_nothing()
 
 
 def upsert_unmatched(dialect_name: str, values: dict[str, Any]) -> Any:

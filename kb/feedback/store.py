@@ -27,11 +27,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from kb import config
 from kb.feedback.database import (
     as_date,
+    client_key,
     create_db_engine,
     failure_reason,
     file_identity,
     make_directory,
     normalised_url,
+    remember_client,
     remove_orphan_sidecars,
     sqlite_file,
     sqlite_url,
@@ -51,16 +53,10 @@ from kb.feedback.tables import (
     UnmatchedRow,
     feedback,
     unmatched,
+    unmatched_clients,
 )
 
-__all__ = [
-    "DailyFeedback",
-    "FeedbackRow",
-    "GuideHelpfulness",
-    "Store",
-    "StoreUnavailable",
-    "UnmatchedRow",
-]
+__all__ = ["DailyFeedback", "FeedbackRow", "GuideHelpfulness", "Store", "StoreUnavailable", "UnmatchedRow"]
 
 log = logging.getLogger("kb.feedback")
 
@@ -121,12 +117,13 @@ class Store:
         with self._guard("feedback") as engine, engine.begin() as conn:
             conn.execute(feedback.insert().values(**row))
 
-    def record_unmatched(self, signature: str, lang: str) -> None:
+    def record_unmatched(self, signature: str, lang: str, client: str | None = None) -> None:
         """Count one occurrence of an error signature no guide matched.
 
         The signature is redacted again (the engine normalises, but this is the last
         gate before disk) and keyed by the sha256 of the stored text, so two pastes
-        that differ only in a secret count as one.
+        that differ only in a secret count as one. `client`: the sender's address, kept
+        only as client_key() to count distinct senders.
         """
         if not self.enabled:
             return
@@ -144,26 +141,38 @@ class Store:
         }
         with self._guard("unmatched") as engine, engine.begin() as conn:
             conn.execute(upsert_unmatched(engine.dialect.name, values))
+            if client:
+                conn.execute(remember_client(engine.dialect.name, values["signature_hash"], client_key(client)))
 
     # --- reading ---------------------------------------------------------------------
 
     def top_unmatched(self, limit: int = 20) -> list[UnmatchedRow]:
-        """The most frequent unmatched signatures, most frequent first."""
+        """The unmatched signatures sent by the most different addresses first, then the most frequent:
+        one visitor sending an error many times does not put it first."""
+        senders = (
+            select(func.count())
+            .where(unmatched_clients.c.signature_hash == unmatched.c.signature_hash)
+            .scalar_subquery()
+            .label("addresses")
+        )
         query = (
-            select(unmatched)
-            .order_by(unmatched.c["count"].desc(), unmatched.c.last_seen.desc())
+            select(unmatched, senders)
+            .order_by(senders.desc(), unmatched.c["count"].desc(), unmatched.c.last_seen.desc())
             .limit(max(0, int(limit)))
         )
         with self._guard("read") as engine, engine.connect() as conn:
             return [UnmatchedRow(**row._asdict()) for row in conn.execute(query)]
 
     def helpfulness(self) -> list[GuideHelpfulness]:
-        """Per guide: answers, helpful answers, their rate, the latest comments; most answered first."""
+        """Per guide: answers, helpful answers, their rate, the latest comments; answered by the most
+        different addresses first (an answer stored without an address counts as one)."""
         helpful_sum = func.sum(case((feedback.c.answer, 1), else_=0))
+        addresses = func.count(feedback.c.client.distinct()) + func.sum(case((feedback.c.client.is_(None), 1), else_=0))
         totals = (
-            select(feedback.c.guide_id, func.count().label("answers"), helpful_sum.label("helpful"))
+            select(feedback.c.guide_id, func.count().label("answers"), helpful_sum.label("helpful"),
+                   addresses.label("addresses"))
             .group_by(feedback.c.guide_id)
-            .order_by(func.count().desc(), feedback.c.guide_id)
+            .order_by(addresses.desc(), func.count().desc(), feedback.c.guide_id)
         )
         newest = func.row_number().over(
             partition_by=feedback.c.guide_id,
@@ -190,8 +199,9 @@ class Store:
                     helpful=int(helpful or 0),
                     rate=int(helpful or 0) / int(answers),
                     recent_comments=tuple(comments.get(guide_id, ())),
+                    addresses=int(senders or 0),
                 )
-                for guide_id, answers, helpful in conn.execute(totals)
+                for guide_id, answers, helpful, senders in conn.execute(totals)
             ]
 
     def feedback_over_time(self) -> list[DailyFeedback]:

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Boolean, Column, DateTime, Integer, MetaData, String, Table, Text
+from sqlalchemy import Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text
 from sqlalchemy.types import TypeDecorator
 
 MAX_COMMENT = 2000
 MAX_SIGNATURE = 4000
 MAX_ID = 200
 MAX_LANG = 16
+CLIENT_KEY = 64  # sha256 hex of a client address (kb.feedback.votes.client_key): never the address
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class UnmatchedRow:
     first_seen: datetime
     last_seen: datetime
     lang: str
+    addresses: int = 0  # distinct client addresses that sent it (since they were counted)
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class GuideHelpfulness:
     helpful: int
     rate: float  # helpful / answers, 0.0-1.0
     recent_comments: tuple[str, ...]  # newest first, at most RECENT_COMMENTS
+    addresses: int = 0  # distinct client addresses that answered (an answer stored without one counts as one)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,11 @@ feedback = Table(
     Column("lang", String(MAX_LANG), nullable=False),
     Column("comment", String(MAX_COMMENT), nullable=True),
     Column("created_at", _UTCDateTime(), nullable=False, index=True),
+    # Who answered, as a key (NULL: stored before addresses were kept, or by a caller without one).
+    Column("client", String(CLIENT_KEY), nullable=True),
+    # One answer per address and guide: a second one from the same address changes the first.
+    # NULLs are distinct in both SQLite and PostgreSQL, so old rows never collide.
+    Index("uq_feedback_guide_client", "guide_id", "client", unique=True),
 )
 
 unmatched = Table(
@@ -100,4 +108,13 @@ unmatched = Table(
     Column("first_seen", _UTCDateTime(), nullable=False),
     Column("last_seen", _UTCDateTime(), nullable=False),
     Column("lang", String(MAX_LANG), nullable=False),
+)
+
+# Which addresses sent which unmatched signature: the Authors page ranks the queue by how many
+# different addresses sent an error, not by how often one of them did.
+unmatched_clients = Table(
+    "unmatched_clients",
+    metadata,
+    Column("signature_hash", String(64), primary_key=True),
+    Column("client", String(CLIENT_KEY), primary_key=True),
 )

@@ -1,30 +1,27 @@
 """What every request to `kb serve` passes before a route sees it: a body limit enforced while the
 body is read, and a rate limit per client address. Both are plain ASGI middleware.
 
-The client address is the connection's peer, except when that peer is a configured trusted
-proxy (KB_API_TRUSTED_PROXIES): then it is the last address in `X-Forwarded-For` that is not a
-trusted proxy, i.e. the one the first trusted proxy saw. An address a client writes into the
-header itself is never believed, so no one escapes the limit by inventing one.
+Who the client is and how its requests are counted is kb/limits.py's, shared with the page's
+limits on votes, comments and unmatched-queue entries.
 """
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from ipaddress import ip_address, ip_network
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from kb.limits import ClientAddress as BaseClientAddress
+from kb.limits import Windows
 from kb.text import say
 
-Scope = MutableMapping[str, Any]  # as Starlette spells them, so that its app is an ASGIApp here
-Message = MutableMapping[str, Any]
+Scope = dict[str, Any]
+Message = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 WINDOW = 60.0  # seconds: the rate limit counts requests per minute
-MAX_TRACKED = 100_000  # addresses remembered at once; past that, finished windows are forgotten
 EXEMPT = ("/healthz",)  # a load balancer's health checks are not a client's requests
 
 
@@ -81,39 +78,12 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replayed
 
 
-def _networks(proxies: Iterable[str]):
-    out = []
-    for p in proxies:
-        try:
-            out.append(ip_network(p, strict=False))
-        except ValueError:
-            raise ValueError(f"KB_API_TRUSTED_PROXIES: {p!r} is not an address or a network") from None
-    return out
-
-
-class ClientAddress:
-    """The client's address, believing X-Forwarded-For only from trusted proxies."""
-
-    def __init__(self, trusted: Iterable[str]) -> None:
-        self.trusted = _networks(trusted)
-
-    def _is_trusted(self, address: str) -> bool:
-        try:
-            ip = ip_address(address.strip())
-        except ValueError:
-            return False
-        return any(ip in net for net in self.trusted)
+class ClientAddress(BaseClientAddress):
+    """kb.limits.ClientAddress, read from an ASGI scope."""
 
     def __call__(self, scope: Scope) -> str:
         peer = (scope.get("client") or ("unknown", 0))[0]
-        if not self.trusted or not self._is_trusted(peer):
-            return peer
-        forwarded = b",".join(v for k, v in scope.get("headers", []) if k == b"x-forwarded-for").decode("latin-1")
-        hops = [h.strip() for h in forwarded.split(",") if h.strip()]
-        for hop in reversed(hops):  # each trusted proxy appended the address it saw
-            if not self._is_trusted(hop):
-                return hop
-        return hops[0] if hops else peer
+        return self.resolve(peer, [v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"x-forwarded-for"])
 
 
 class RateLimit:
@@ -121,23 +91,12 @@ class RateLimit:
 
     def __init__(self, app: ASGIApp, per_minute: int, client: ClientAddress,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.app, self.per_minute, self.client, self.clock = app, per_minute, client, clock
-        self._windows: dict[str, tuple[float, int]] = {}
-        self._lock = threading.Lock()
+        self.app, self.per_minute, self.client = app, per_minute, client
+        self._windows = Windows(WINDOW, clock)
 
     def _allow(self, address: str) -> float | None:
         """None when the request may go on; else the seconds until this address may ask again."""
-        now = self.clock()
-        with self._lock:
-            start, count = self._windows.get(address, (now, 0))
-            if now - start >= WINDOW:
-                start, count = now, 0
-            if count >= self.per_minute:
-                return WINDOW - (now - start)
-            self._windows[address] = (start, count + 1)
-            if len(self._windows) > MAX_TRACKED:
-                self._windows = {a: w for a, w in self._windows.items() if now - w[0] < WINDOW}
-        return None
+        return self._windows.allow(address, self.per_minute)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self.per_minute <= 0 or scope.get("path") in EXEMPT:

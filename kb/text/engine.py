@@ -4,6 +4,8 @@ ranks where it does (reason codes recorded by kb.engine.match and ranking), what
 from __future__ import annotations
 
 REASONS: dict[str, tuple[str, str]] = {
+    'cause_against': ('Your paste has {values}, which this cause does not fit (it needs {test}).',
+                      '你的粘贴内容中 {values}，不符合这个原因的条件（需要 {test}）。'),
     'verified': ('Line {line} of your paste is this guide\'s error: "{text}".', '你粘贴内容的第 {line} 行正是本指南针对的错误："{text}"。'),
     'repeated': ('The same error appears on {count} lines (first on line {line}); the first one is used.',
                 '同一错误出现在 {count} 行（首次在第 {line} 行），以第一次为准。'),
