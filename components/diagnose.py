@@ -117,7 +117,7 @@ def show_result(d: Diagnosis) -> None:
         st.info(t(code, **values))
     if not d.answered:
         lead = TIERS[d.results[0].tier] if d.results else None
-        if d.triaged:  # a class guide's procedure leads: said as such, not as "no guide"
+        if d.triaged and lead is not None:  # a class guide's procedure leads: said as such, not as "no guide"
             st.info(lead.introduces(lang()))
         else:
             st.warning(t("no_guide_yet") if d.root is not None else t("no_confident_match"))
@@ -134,6 +134,11 @@ def show_result(d: Diagnosis) -> None:
         upstream_view.render(d, answered=True)  # a newer report may know more than the guide
     else:
         _unmatched(d)
+    # Drawn last, so its presence says that every card is on screen: Streamlit sends the page
+    # element by element, and the browser tests wait for this rather than for the cards to stop
+    # changing. (An empty container is not drawn at all; an empty caption in it takes no height.)
+    with st.container(key="results_end"):
+        st.caption("")
 
 
 def _unmatched(d: Diagnosis) -> None:

@@ -1,13 +1,9 @@
-"""Where the app keeps readers' feedback and the errors no guide matched.
+"""Where the app keeps readers' feedback and the errors no guide matched: SQLite by default (a
+file under data/), PostgreSQL when `KB_DATABASE_URL` says so. Two promises to the rest of the app:
 
-SQLite by default (a file under data/), PostgreSQL when `KB_DATABASE_URL` says so.
-Two promises to the rest of the app:
-
-- Nothing is stored unredacted: every text field goes through `kb.feedback.redact.redact()`
-  here, right before the insert, so no caller can forget it.
-- No raw database exception escapes: whatever goes wrong (file deleted, directory
-  read-only, database locked, server down) is raised as `StoreUnavailable` with a
-  sentence the page can show as it is. Constructing a Store never touches the
+- Nothing is stored unredacted: every text field goes through `redact()` here, right before the insert.
+- No raw database exception escapes: whatever goes wrong (file deleted, read-only, locked, server down)
+  is a `StoreUnavailable` with a sentence the page can show; a Store is built without touching the
   database, so a broken database cannot stop the app from starting.
 """
 from __future__ import annotations
