@@ -165,13 +165,13 @@ def cmd_new(args) -> int:
 
 def cmd_template_from_format(args) -> int:
     """Print the template every rendering of FORMAT matches; 2 with the reason when there is none."""
-    from kb.authoring.formats import FormatError, template_from_format
+    from kb.authoring.formats import ARG_TYPES, FormatError, template_from_format
     from kb.engine.signature import TemplateError
     types = {}
     for item in args.type:
         key, sep, kind = item.partition("=")
-        if not sep or kind not in ("int", "float", "str", "path", "name"):
-            print(f"error: --type takes FIELD=int|float|str|path|name, not {item!r}", file=sys.stderr)
+        if not sep or kind not in ARG_TYPES:
+            print(f"error: --type takes FIELD={'|'.join(ARG_TYPES)}, not {item!r}", file=sys.stderr)
             return 2
         types[key] = kind
     try:
@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("template-from-format", "Print a signature template that matches every rendering of a format string from the source.", cmd_template_from_format)
     sp.add_argument("format", metavar="FORMAT", help="the format string as written between its quotes, e.g. 'No common block size for {block_size}'")
     sp.add_argument("--style", choices=["f-string", "format", "percent", "printf", "literal"], default="f-string", help="how FORMAT is filled in (default: f-string)")
-    sp.add_argument("--type", action="append", default=[], metavar="FIELD=TYPE", help="an argument's known type (int, float, str, path, name), by the field as written or its position; repeatable")
+    sp.add_argument("--type", action="append", default=[], metavar="FIELD=TYPE", help="an argument's known type (int, float, str, path, name, version), by the field as written or its position; repeatable")
     sp.add_argument("--prefix", default="", help="what is printed before the text, e.g. 'ValueError: '")
     sp = add("eval", "Evaluate matching on labelled cases, tier by tier, against BM25 and exact last-line search.", cmd_eval)
     sp.add_argument("cases", metavar="CASES", help="a JSONL file of {id, text, expect}, or a labelled set's folder")

@@ -9,7 +9,8 @@ import re2
 import yaml
 
 from kb import ROOT
-from kb.authoring.formats import FormatError, renderings, template_from_format
+from kb.authoring.formats import FormatError, template_from_format
+from kb.authoring.renderings import renderings
 from kb.authoring.raised import format_mismatch, raised_problems, within
 from kb.engine.signature import compile_template, normalise_text
 from kb.guides.load import GUIDES_DIR, guide_files

@@ -1,9 +1,11 @@
-"""Format strings as the upstream source writes them: parsed into literal text and fields, turned
-into a signature template that every value of the fields matches, and rendered with sample values.
+"""Format strings as the upstream source writes them: parsed into literal text and fields, and
+turned into a signature template that every value of the fields matches.
 
 Styles: 'f-string' and 'format' (Python's `{field!conv:spec}`, `{{` for a brace), 'percent'
 (Python's `%(name)s`, `%5.2f`), 'printf' (C's `%zu`, `%lld`, `%p`) and 'literal'. The format is
 kept as written between its quotes, so its backslash escapes (`\\n`, `\\'`) are decoded here.
+
+Sample renderings, for the check, are in kb/authoring/renderings.py.
 
 The template is conservative: a field becomes a typed placeholder only where the format (a `d` or
 `.2f` conversion) or a declared argument type guarantees what it prints, and `{any}` otherwise.
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from kb.engine.signature import compile_template
 
 STYLES = ("f-string", "format", "percent", "printf", "literal")
-ARG_TYPES = ("int", "float", "str", "path", "name")
+ARG_TYPES = ("int", "float", "str", "path", "name", "version")
 
 
 class FormatError(ValueError):
@@ -176,6 +178,7 @@ def _parse_percent(text: str, c: bool) -> list[str | Field]:
     out: list[str | Field] = []
     pos = n = 0
     for m in _PERCENT.finditer(text):
+        _no_stray_percent(text, pos, m.start())
         out.append(text[pos:m.start()])
         pos = m.end()
         if m["type"] == "%":
@@ -197,10 +200,15 @@ def _parse_percent(text: str, c: bool) -> list[str | Field]:
         padded = bool(m["width"]) and not (zero_filled and kind in ("int", "float", "hex") and m["width"] != "*")
         spec = m.group(0) if m["name"] is None else "%" + m.group(0)[len(m["name"]) + 3:]
         out.append(Field(m["name"], n, kind, padded, spec=spec))
-    if "%" in text[pos:]:
-        raise FormatError(f"a '%' at offset {text.index('%', pos)} starts no conversion: write '%%' for a percent sign")
+    _no_stray_percent(text, pos, len(text))
     out.append(text[pos:])
     return _merge([p for p in out if p != ""])
+
+
+def _no_stray_percent(text: str, start: int, end: int) -> None:
+    at = text.find("%", start, end)
+    if at >= 0:
+        raise FormatError(f"a '%' at offset {at} starts no conversion: write '%%' for a percent sign")
 
 
 def _merge(parts: list[str | Field]) -> list[str | Field]:
@@ -232,7 +240,7 @@ def placeholder(field: Field, arg_type: str | None) -> str:
         return "{num}"
     if field.kind == "hex":
         return "{word}"
-    typed = {"int": "{int}", "float": "{num}", "path": "{path}", "name": "{ident}"}
+    typed = {"int": "{int}", "float": "{num}", "path": "{path}", "name": "{ident}", "version": "{version}"}
     if field.kind == "repr":
         return typed.get(arg_type or "", "{quoted}" if arg_type == "str" else "{any}")
     return typed.get(arg_type or "", "{any}")
@@ -255,79 +263,3 @@ def template_from_format(fmt: str, style: str, arg_types: dict[str, str] | None 
 
 def _escape(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
-
-
-# -------------------------------------------------------------- renderings ---
-
-# Sample values per argument type: small and large, signed, with dots, spaces, quotes and
-# brackets, empty, non-ASCII. A field of unknown type gets all of them.
-SAMPLES: dict[str, tuple] = {
-    "int": (0, 7, -3, 4096, 123456789),
-    "float": (0.5, 1.0, -2.25, 1e-05, 31.41592653589793, 1234567.5),
-    "str": ("abc", "two words here", "", "a: b (c) [d]", "it's", "模型", "x=1, y={2}"),
-    "path": ("/home/user/models/Qwen2-7B", "./rel/file.bin", "C:\\\\models\\\\x", "model-name_v1.2"),
-    "name": ("foo", "Qwen2ForCausalLM", "torch.float16", "_private"),
-}
-
-
-def _values(field: Field, arg_type: str | None) -> tuple:
-    if field.kind == "int":
-        return SAMPLES["int"]
-    if field.kind in ("float",):
-        return SAMPLES["float"] + (SAMPLES["int"] if arg_type != "float" else ())
-    if field.kind == "hex":
-        return SAMPLES["int"][:2] + (255, 3735928559)
-    if arg_type:
-        return SAMPLES[arg_type]
-    return tuple(v for t in ARG_TYPES for v in SAMPLES[t]) + (None, True, [1, 2], {"k": "v"}, ("a", 1))
-
-
-def renderings(fmt: str, style: str, arg_types: dict[str, str] | None = None, prefix: str = "") -> list[str]:
-    """The format rendered with varied values: rendering i gives field j its ((i + j) mod k)-th sample
-    (or the next one its conversion accepts), so every sample of every field appears beside different neighbours."""
-    arg_types = arg_types or {}
-    parts = parse(fmt, style)
-    fields = [p for p in parts if isinstance(p, Field)]
-    pools = [_values(f, declared(f, arg_types)) for f in fields]
-    count = max((len(p) for p in pools), default=1)
-    out = []
-    for i in range(count):
-        text, j = [prefix], 0
-        for part in parts:
-            if isinstance(part, str):
-                text.append(part)
-                continue
-            pool = pools[j]
-            shown = next((r for k in range(len(pool)) if (r := _render(part, pool[(i + j + k) % len(pool)], style)) is not None), None)
-            if shown is None:
-                raise FormatError(f"field {part.key or part.position} ({part.spec or 'plain'}) accepts none of the sample values")
-            text.append(shown)
-            j += 1
-        out.append("".join(text))
-    return out
-
-
-# C's conversions as Python's % operator writes them: no length modifiers, no grouping flag.
-_C_TO_PY = str.maketrans({"u": "d", "i": "d", "p": "x", "a": "e", "A": "E"})
-
-
-def _render(field: Field, value, style: str) -> str | None:
-    """The value as the conversion prints it, or None where the conversion refuses it
-    (a dict under ':>10', a string under '%d'): no program prints that."""
-    try:
-        if style in ("f-string", "format"):
-            shown = {"r": repr, "a": ascii, "s": str}.get(field.conv or "", lambda v: v)(value)
-            return format(shown, field.spec)
-        spec = field.spec.replace("*", "12")  # a width or precision from an argument
-        if style == "printf":
-            m = _PERCENT.fullmatch(spec)
-            spec = "%" + m["flags"].replace("'", "") + (m["width"] or "") + (f".{m['prec']}" if m["prec"] is not None else "") + m["type"].translate(_C_TO_PY)
-            if field.kind == "hex" and isinstance(value, float):
-                return None
-            if m["type"] == "p":
-                spec = spec[:-1] + "#x"
-        if field.kind in ("int", "float", "hex") and not isinstance(value, (int, float)) or isinstance(value, bool):
-            return None
-        return spec % (value,)
-    except (TypeError, ValueError, OverflowError):
-        return None

@@ -21,7 +21,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from kb.authoring.formats import FormatError, renderings
+from kb.authoring.formats import FormatError
+from kb.authoring.renderings import renderings
 from kb.engine.signature import TemplateError, compile_regex, compile_template, normalise_text
 from kb.guides.load import Problem
 from schema.models import Guide, Signature
