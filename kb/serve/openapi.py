@@ -31,7 +31,7 @@ MATCH = {
             "values": _WORDS, "causes": {"type": "array", "items": {"type": "object"}}, "likely": {"type": "object"}}},
         "checks": {"type": "object", "description": "with an environment report: each environment check's outcome",
                    "additionalProperties": {"type": "object", "required": ["status"], "properties": {
-                       "status": {"enum": ["pass", "fail", "unknown"]}, "found": _STR_OR_NULL, "reason": {"type": "string"}}}},
+                       "status": {"enum": ["pass", "fail", "unknown", "reported"]}, "found": _STR_OR_NULL, "reason": {"type": "string"}}}},
         "fit": {"type": "array", "items": {"type": "object"}},
     },
 }
