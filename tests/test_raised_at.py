@@ -10,8 +10,8 @@ import yaml
 
 from kb import ROOT
 from kb.authoring.formats import FormatError, template_from_format
-from kb.authoring.renderings import renderings
 from kb.authoring.raised import format_mismatch, raised_problems, within
+from kb.authoring.renderings import renderings
 from kb.engine.signature import compile_template, normalise_text
 from kb.guides.load import GUIDES_DIR, guide_files
 from schema.models import Guide
